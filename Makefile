@@ -1,0 +1,45 @@
+# vivpoll: see README.md. Every target installs what it needs first (deps).
+SHELL := /bin/bash
+KVER ?= 6.1
+KCONFIG ?= default
+export KVER KCONFIG
+ifdef VIVPOLL_CACHE
+export VIVPOLL_CACHE
+endif
+ifdef HOSTDIR
+export HOSTDIR
+endif
+
+.PHONY: all deps kernel guest run shell demo check clean help
+
+all: guest
+
+help:
+	@sed -n '/^## Make targets/,/^## /p' README.md
+
+deps:
+	@tools/deps.sh
+
+kernel: deps
+	@tools/build-kernel.sh > /dev/null
+
+guest: kernel
+	@tools/build-guest.sh
+
+run: guest
+	@tools/qemu-run.sh $(if $(TIMEOUT),--timeout $(TIMEOUT)) -- '$(subst ','\'',$(CMD))'
+
+shell: guest
+	@tools/qemu-run.sh --interactive
+
+demo: guest
+	@tools/demo.sh
+
+check: guest
+	@tools/check.sh
+
+clean:
+	rm -rf build
+	@if [ -f drivers/vivpoll/Kbuild ]; then \
+		$(MAKE) -s -C "$$(tools/build-kernel.sh 2>/dev/null)" M=$(CURDIR)/drivers/vivpoll clean 2>/dev/null || true; \
+	fi

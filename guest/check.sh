@@ -1,0 +1,30 @@
+#!/bin/sh
+# Run every test in /vivpoll/tests in order, each bounded in time, and print
+# their TAP. A test that dies without saying "not ok" still counts as failed.
+# Ends with a scan of the kernel log for splats.
+per_test=${VIVPOLL_TEST_TIMEOUT:-600}
+dmesg -c > /dev/null
+for t in /vivpoll/tests/*; do
+	[ -x "$t" ] || continue
+	name=${t##*/}
+	echo "# ===== $name"
+	out=/tmp/$name.out
+	timeout "$per_test" "$t" > "$out" 2>&1
+	rc=$?
+	cat "$out"
+	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$out"; then
+		[ "$rc" = 143 ] && why="killed after ${per_test}s" || why="exited with status $rc"
+		echo "not ok - $name $why"
+	fi
+	if ! grep -qE '^(not )?ok' "$out"; then
+		echo "not ok - $name printed no TAP result"
+	fi
+done
+echo "# ===== kernel log"
+splat=$(dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|kmemleak|INFO: task .* blocked|possible recursive locking|circular locking|inconsistent lock' | head -5)
+if [ -n "$splat" ]; then
+	echo "not ok - kernel log is clean # $(echo "$splat" | head -1)"
+	echo "$splat" | sed 's/^/# /'
+else
+	echo "ok - kernel log is clean"
+fi

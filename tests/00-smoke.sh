@@ -1,0 +1,22 @@
+#!/bin/sh
+# Boot smoke test: the guest runs the patched 6.1 kernel, the driver and the
+# comparison modules load, /dev, debugfs and the host share are usable.
+n=0
+t() { # t DESCRIPTION COMMAND...
+	desc=$1; shift
+	n=$((n + 1))
+	if out=$("$@" 2>&1); then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc # $(echo "$out" | tail -1)"
+	fi
+}
+echo "TAP version 13"
+echo "1..7"
+t "kernel is 6.1 ($(uname -r))" sh -c 'uname -r | grep -q "^6\.1\."'
+t "legacy poll switch exists and is off" sh -c '[ "$(cat /proc/sys/fs/poll_legacy_null_table)" = 0 ]'
+t "vivpoll is loaded" sh -c 'grep -q "^vivpoll " /proc/modules'
+t "vivid loads and unloads" sh -c 'modprobe vivid n_devs=1 && rmmod vivid'
+t "a /dev/video node exists" sh -c 'ls /dev/video* > /dev/null'
+t "debugfs is mounted" sh -c 'grep -q " /sys/kernel/debug debugfs " /proc/mounts'
+t "/host is writable" sh -c 'echo smoke > /host/.smoke && [ "$(cat /host/.smoke)" = smoke ] && rm /host/.smoke'

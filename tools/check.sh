@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# make check: host-side checks, then every guest suite in one boot; prints
+# each failure with its reason and "N passed, N failed"; non-zero on failure.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+out=$BUILD/check
+rm -rf "$out" && mkdir -p "$out"
+start=$(date +%s)
+
+say "check: host-side checks"
+tools/host-checks.sh | tee "$out/host.tap"
+
+say "check: booting the guest for the suites"
+HOSTDIR=${HOSTDIR:-$TOP/out}
+mkdir -p "$HOSTDIR/check"
+set +e
+tools/qemu-run.sh --timeout "${VIVPOLL_CHECK_TIMEOUT:-3000}" --log "$out/guest.log" \
+	'/vivpoll/check.sh'
+grc=$?
+set -e
+if [ "$grc" != 0 ] && ! grep -q '^# ===== kernel log' "$out/guest.log"; then
+	echo "not ok - guest run did not complete (status $grc; see $out/guest.log)" >> "$out/host.tap"
+fi
+say "check: done in $(($(date +%s) - start))s; logs in $out"
+tools/tap-summary.sh "$out/host.tap" "$out/guest.log"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install every Debian package the project needs; quiet when all are present.
+set -eu
+pkgs=(
+	linux-source-6.1 qemu-system-x86 busybox-static v4l-utils libv4l-dev
+	gcc make pkg-config flex bison bc libelf-dev libssl-dev cpio kmod
+	ccache sparse patch xz-utils file perl python3 git
+	liburing-dev libpng-dev libaio-dev
+)
+[ "${KVER:-6.1}" = 6.1 ] || pkgs+=("linux-source-$KVER")
+missing=()
+for p in "${pkgs[@]}"; do
+	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$s" = "install ok installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}" >&2
+[ "$(id -u)" = 0 ] || { echo "deps: need root for apt-get (missing: ${missing[*]})" >&2; exit 1; }
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Boot the guest in QEMU, run one command in it and exit with its status.
+#   qemu-run.sh [--timeout SECONDS] [--noload] [--log FILE] [--] 'COMMAND'
+#   qemu-run.sh --interactive
+# The host folder $HOSTDIR (default out/) is /host in the guest. A guest that
+# panics, oopses or outlives the timeout is reported as a failure.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+timeout=${VIVPOLL_TIMEOUT:-600}
+interactive=0 noload=0 log=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--timeout) timeout=$2; shift 2 ;;
+	--interactive) interactive=1; shift ;;
+	--noload) noload=1; shift ;;
+	--log) log=$2; shift 2 ;;
+	--) shift; break ;;
+	-*) die "qemu-run.sh: unknown option $1" ;;
+	*) break ;;
+	esac
+done
+case "$timeout" in ''|*[!0-9]*) die "--timeout wants whole seconds, not '$timeout'" ;; esac
+cmd=${1:-}
+[ "$interactive" = 1 ] || [ -n "$cmd" ] || die "no command given (make run CMD='...')"
+
+KDIR=${KDIR:-$(tools/build-kernel.sh 2>/dev/null)} || die "kernel not built: run 'make' first"
+kernel=$KDIR/arch/x86/boot/bzImage
+initrd=$BUILD/initramfs.cpio
+[ -f "$initrd" ] || die "$initrd missing: run 'make' first"
+HOSTDIR=${HOSTDIR:-$TOP/out}
+mkdir -p "$HOSTDIR"
+ctl=$(mktemp -d "${TMPDIR:-/tmp}/vivpoll-run.XXXXXX")
+trap 'rm -rf "$ctl"' EXIT
+printf '%s\n' "$cmd" > "$ctl/cmd.sh"
+[ "$interactive" = 0 ] || touch "$ctl/interactive"
+[ "$noload" = 0 ] || touch "$ctl/noload"
+
+qemu=(qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 2048 -nodefaults
+	-no-reboot -display none -kernel "$kernel" -initrd "$initrd"
+	-append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic rdinit=/init"
+	-virtfs "local,path=$ctl,mount_tag=ctl,security_model=none,id=ctl"
+	-virtfs "local,path=$HOSTDIR,mount_tag=host,security_model=none,id=host")
+
+if [ "$interactive" = 1 ]; then
+	exec "${qemu[@]}" -serial mon:stdio
+fi
+
+console=${log:-$ctl/console.log}
+set +e
+timeout -s KILL "$timeout" "${qemu[@]}" -serial stdio < /dev/null 2>&1 | tee "$console"
+qrc=${PIPESTATUS[0]}
+set -e
+
+if [ -f "$ctl/rc" ]; then
+	rc=$(cat "$ctl/rc")
+	[ -z "$log" ] || cp "$ctl/dmesg" "$log.dmesg" 2>/dev/null || true
+	[ "$rc" = 0 ] || say "guest: command exited with status $rc"
+	exit "$rc"
+fi
+if [ "$qrc" = 137 ]; then
+	say "guest: FAILED, no result after the ${timeout}s watchdog; QEMU killed"
+	exit 124
+fi
+if grep -qE 'Kernel panic|Oops|BUG:|general protection|WARNING:' "$console"; then
+	say "guest: FAILED, the kernel crashed:"
+	grep -E -A25 'Kernel panic|Oops|BUG:|general protection|WARNING:' "$console" | head -60 >&2
+	exit 125
+fi
+say "guest: FAILED, QEMU exited ($qrc) without a result"
+exit 125
