@@ -39,9 +39,34 @@ printf '%s\n' "$cmd" > "$ctl/cmd.sh"
 qemu=(qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 2048 -nodefaults
 	-no-reboot -display none -kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic rdinit=/init"
-	-virtfs "local,path=$ctl,mount_tag=ctl,security_model=none,id=ctl"
 	-virtfs "local,path=$HOSTDIR,mount_tag=host,security_model=none,id=host")
 
+# KVM only where it really boots a guest (it does not on these machines:
+# QEMU aborts setting an MSR); probed once per machine, then TCG.
+accel=${VIVPOLL_ACCEL:-auto}
+if [ "$accel" = auto ]; then
+	probe=$VIVPOLL_CACHE/accel-probe
+	if [ ! -f "$probe" ]; then
+		echo tcg > "$probe"
+		if [ -w /dev/kvm ]; then
+			p=$(mktemp -d)
+			echo true > "$p/cmd.sh"
+			(timeout -s KILL 30 "${qemu[@]/-cpu max/-cpu host}" -accel kvm \
+				-virtfs "local,path=$p,mount_tag=ctl,security_model=none,id=ctl" \
+				-serial null < /dev/null > /dev/null 2>&1 || true) 2> /dev/null
+			[ -f "$p/rc" ] && echo kvm > "$probe"
+			rm -rf "$p"
+		fi
+	fi
+	accel=$(cat "$probe")
+fi
+case "$accel" in
+kvm) qemu+=(-accel kvm); qemu=("${qemu[@]/-cpu max/-cpu host}") ;;
+tcg) qemu+=(-accel tcg) ;;
+*) die "VIVPOLL_ACCEL is kvm, tcg or auto, not '$accel'" ;;
+esac
+
+qemu+=(-virtfs "local,path=$ctl,mount_tag=ctl,security_model=none,id=ctl")
 if [ "$interactive" = 1 ]; then
 	exec "${qemu[@]}" -serial mon:stdio
 fi
