@@ -9,9 +9,11 @@ for t in /vivpoll/tests/*; do
 	name=${t##*/}
 	echo "# ===== $name"
 	out=/tmp/$name.out
+	t0=$(date +%s)
 	timeout "$per_test" "$t" > "$out" 2>&1
 	rc=$?
 	cat "$out"
+	echo "# ----- $name: $(($(date +%s) - t0))s, status $rc"
 	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$out"; then
 		[ "$rc" = 143 ] && why="killed after ${per_test}s" || why="exited with status $rc"
 		echo "not ok - $name $why"
