@@ -3,6 +3,7 @@
 # their TAP. A test that dies without saying "not ok" still counts as failed.
 # Ends with a scan of the kernel log for splats.
 per_test=${VIVPOLL_TEST_TIMEOUT:-600}
+export VIVPOLL_SCALE=${VIVPOLL_SCALE:-1}
 dmesg -c > /dev/null
 for t in /vivpoll/tests/*; do
 	[ -x "$t" ] || continue
