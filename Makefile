@@ -13,7 +13,7 @@ ifdef HOSTDIR
 export HOSTDIR
 endif
 
-.PHONY: all deps kernel guest run shell demo check clean help
+.PHONY: all deps kernel guest run shell demo check series clean help
 
 all: guest
 
@@ -40,6 +40,9 @@ demo: guest
 
 check: guest
 	@tools/check.sh
+
+series: deps
+	@tools/make-series.sh
 
 clean:
 	rm -rf build

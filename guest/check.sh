@@ -4,7 +4,9 @@
 # Ends with a scan of the kernel log for splats.
 per_test=${VIVPOLL_TEST_TIMEOUT:-600}
 export VIVPOLL_SCALE=${VIVPOLL_SCALE:-1}
+kmemleak=/sys/kernel/debug/kmemleak
 dmesg -c > /dev/null
+[ -f $kmemleak ] && echo clear > $kmemleak
 for t in /vivpoll/tests/*; do
 	[ -x "$t" ] || continue
 	name=${t##*/}
@@ -30,4 +32,14 @@ if [ -n "$splat" ]; then
 	echo "$splat" | sed 's/^/# /'
 else
 	echo "ok - kernel log is clean"
+fi
+if [ -f $kmemleak ]; then
+	echo scan > $kmemleak; sleep 5; echo scan > $kmemleak
+	leaks=$(grep -c '^unreferenced object' $kmemleak)
+	if [ "$leaks" != 0 ]; then
+		echo "not ok - kmemleak finds no leak # $leaks unreferenced objects"
+		head -40 $kmemleak | sed 's/^/# /'
+	else
+		echo "ok - kmemleak finds no leak"
+	fi
 fi

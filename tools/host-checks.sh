@@ -5,13 +5,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 KDIR=$(tools/build-kernel.sh)
-pristine=$VIVPOLL_CACHE/pristine-$KVER
-if [ ! -x "$pristine/scripts/checkpatch.pl" ]; then
-	rm -rf "$pristine.tmp"
-	mkdir -p "$pristine.tmp"
-	tar -xf "/usr/src/linux-source-$KVER.tar.xz" -C "$pristine.tmp" --strip-components=1
-	mv "$pristine.tmp" "$pristine"
-fi
+pristine=$(pristine_tree)
 # Run checkpatch outside any git work tree: the patches name upstream
 # commits that a tarball tree cannot look up.
 checkpatch() { (cd "$pristine" && perl scripts/checkpatch.pl --strict --no-tree --terse "$@"); }
@@ -56,3 +50,17 @@ for p in $(patch_files); do
 	checkpatch "$p" | grep -E 'ERROR|WARNING|CHECK' > "$tmp/pp" || true
 	result "checkpatch --strict patches/$(basename "$p")" "$tmp/pp"
 done
+
+# The upstream-style series (make series): generated, and checkpatch-clean.
+if [ -f "$TOP/drivers/vivpoll/Kconfig" ]; then
+	if SERIES_DIR=$tmp/series tools/make-series.sh > "$tmp/gen" 2>&1; then
+		echo "ok - make series generates the in-tree series"
+		for p in "$tmp"/series/0*.patch; do
+			case "$p" in */0000-cover-letter.patch) continue ;; esac
+			checkpatch "$p" | grep -E 'ERROR|WARNING|CHECK' > "$tmp/sp" || true
+			result "checkpatch --strict series/$(basename "$p")" "$tmp/sp"
+		done
+	else
+		echo "not ok - make series generates the in-tree series # $(tail -1 "$tmp/gen")"
+	fi
+fi

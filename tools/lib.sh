@@ -44,3 +44,16 @@ kernel_key() {
 }
 
 kernel_dir() { echo "$VIVPOLL_CACHE/linux-$KVER-$KCONFIG-$(kernel_key)"; }
+
+# An untouched extracted tree (checkpatch, series generation); made once.
+pristine_tree() {
+	local d=$VIVPOLL_CACHE/pristine-$KVER
+	if [ ! -f "$d/Makefile" ]; then
+		rm -rf "$d.tmp"
+		mkdir -p "$d.tmp"
+		tar -xf "/usr/src/linux-source-$KVER.tar.xz" -C "$d.tmp" --strip-components=1
+		rm -rf "$d"
+		mv "$d.tmp" "$d"
+	fi
+	echo "$d"
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# make series: an upstream-style series that adds drivers/vivpoll as
+# drivers/media/test-drivers/vivpoll, on top of patches/, into out/series/.
+# Generated from drivers/vivpoll/ (the one source of truth), in a scratch git
+# repository that holds the pristine versions of every file it touches.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+src=$TOP/drivers/vivpoll
+dest=${SERIES_DIR:-$TOP/out/series}
+pristine=$(pristine_tree)
+work=$(mktemp -d "${TMPDIR:-/tmp}/vivpoll-series.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+touched="drivers/media/test-drivers/Kconfig drivers/media/test-drivers/Makefile
+MAINTAINERS Documentation/admin-guide/media/v4l-drivers.rst"
+for p in $(patch_files); do
+	touched="$touched $(sed -n 's|^+++ b/||p' "$p")"
+done
+for f in $touched; do
+	mkdir -p "$work/$(dirname "$f")"
+	cp "$pristine/$f" "$work/$f"
+done
+
+export GIT_AUTHOR_NAME="vivpoll developers" GIT_AUTHOR_EMAIL="vivpoll-devel@example.org"
+export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME" GIT_COMMITTER_EMAIL="$GIT_AUTHOR_EMAIL"
+export GIT_AUTHOR_DATE="2026-12-03T00:00:00Z" GIT_COMMITTER_DATE="2026-12-03T00:00:00Z"
+g() { git -C "$work" -c core.autocrlf=false "$@"; }
+g init -q
+g add -A
+g commit -q -m "Linux $(sed -n 's/^SUBLEVEL = //p' "$pristine/Makefile" | sed "s/^/$KVER./") (pristine)"
+for p in $(patch_files); do
+	g am -q "$p"
+done
+base=$(g rev-parse HEAD)
+
+# Patch 1: the driver, its Kconfig and Makefile, MAINTAINERS.
+d=$work/drivers/media/test-drivers/vivpoll
+mkdir -p "$d"
+find "$src" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' -exec cp {} "$d/" \;
+cp "$src/Kconfig" "$d/Kconfig"
+# In-tree, Kbuild's unconditional obj-m becomes one line per Kconfig symbol.
+sed -e 's|^# Build with: make -C <kernel build dir> M=$PWD modules$|#|' \
+    -e 's|^obj-m := vivpoll.o vivpoll_kunit.o$|obj-$(CONFIG_VIDEO_VIVPOLL) += vivpoll.o\nobj-$(CONFIG_VIDEO_VIVPOLL_KUNIT_TEST) += vivpoll_kunit.o|' \
+    "$src/Kbuild" > "$d/Makefile"
+grep -q 'CONFIG_VIDEO_VIVPOLL)' "$d/Makefile" || die "Kbuild's obj-m line changed: update tools/make-series.sh"
+sed -i 's|^source "drivers/media/test-drivers/vivid/Kconfig"$|&\nsource "drivers/media/test-drivers/vivpoll/Kconfig"|' \
+	"$work/drivers/media/test-drivers/Kconfig"
+sed -i 's|^obj-$(CONFIG_VIDEO_VIVID) += vivid/$|&\nobj-$(CONFIG_VIDEO_VIVPOLL) += vivpoll/|' \
+	"$work/drivers/media/test-drivers/Makefile"
+python3 - "$work/MAINTAINERS" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+entry = """VIVPOLL VIRTUAL CAPTURE DRIVER
+M:	vivpoll developers <vivpoll-devel@example.org>
+L:	linux-media@vger.kernel.org
+S:	Maintained
+F:	Documentation/admin-guide/media/vivpoll.rst
+F:	drivers/media/test-drivers/vivpoll/
+
+"""
+anchor = "VIVID VIRTUAL VIDEO DRIVER\n"
+i = s.index(anchor)
+j = s.index("\n\n", i) + 2
+s = s[:j] + entry + s[j:]
+open(p, "w").write(s)
+PY
+g add -A
+g commit -q -F - <<'MSG'
+media: test-drivers: add vivpoll, a capture driver with an on-demand engine
+
+vivpoll emulates a capture device with a DMA engine that runs only when
+an application asks for frames: VIDIOC_STREAMON, read(), or a poll()
+whose requested events include POLLIN or POLLRDNORM (through vb2's
+read() emulator). A select(), poll() or epoll that waits only for
+POLLPRI, i.e. for V4L2 events, never starts it.
+
+This makes the poll core's contract visible: since v3.4 a driver's
+->poll() always gets a poll_table whose key carries the requested
+events, and poll_requested_events() reports them. The driver records
+the requested mask of every poll call, exposes it with the engine's
+starts, frames and drops in debugfs and as trace events, and raises
+control, source change, end-of-stream and frame sync events.
+
+Capture uses vb2 (MMAP, USERPTR, DMABUF, read()) with vmalloc buffers;
+frames are drawn by v4l2-tpg. Two inputs: a camera and an HDMI-like
+input whose signal a control switches off and on. A KUnit suite covers
+the pure logic.
+
+Signed-off-by: vivpoll developers <vivpoll-devel@example.org>
+MSG
+
+# Patch 2: the admin-guide page.
+if [ -f "$src/vivpoll.rst" ]; then
+	cp "$src/vivpoll.rst" "$work/Documentation/admin-guide/media/vivpoll.rst"
+	sed -i 's|^\tvivid$|&\n\tvivpoll|' "$work/Documentation/admin-guide/media/v4l-drivers.rst"
+	g add -A
+	g commit -q -F - <<'MSG'
+media: admin-guide: document vivpoll
+
+Describe what vivpoll emulates, its module parameters and controls, the
+poll semantics it demonstrates with examples, and how to test it with
+v4l2-compliance.
+
+Signed-off-by: vivpoll developers <vivpoll-devel@example.org>
+MSG
+fi
+
+rm -rf "$dest"
+mkdir -p "$dest"
+g format-patch -q --cover-letter -o "$dest" "$base"
+python3 - "$dest"/0000-cover-letter.patch <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+s = s.replace("*** SUBJECT HERE ***", "media: add vivpoll, a capture driver that starts DMA only when asked")
+s = s.replace("*** BLURB HERE ***", """vivpoll is a virtual V4L2 capture driver, modelled on vivid, whose
+simulated DMA engine starts only when an application asks for frames.
+It demonstrates poll_requested_events(): since v3.4, commit
+626cf236608505d3 ("poll: add poll_requested_events() and
+poll_does_not_wait() functions"), a driver's ->poll() can tell a
+select() that waits for V4L2 events (POLLPRI) from one that waits for
+frames (POLLIN), and must not start streaming for the former.
+
+The series applies on top of the demonstration series in patches/
+(fs.poll_legacy_null_table, not for merging), which lets one booted
+kernel show the behaviour before and after v3.4.
+
+v4l2-compliance 1.22.1 reports no failure and no warning on 6.1.""")
+open(p, "w").write(s)
+PY
+printf '%s\n' "$(cd "$dest" && ls 0*.patch | grep -v 0000-cover-letter)" > "$dest/series"
+say "series: $(ls "$dest"/0*.patch | wc -l) files in $dest"
