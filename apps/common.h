@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by the vivpoll userspace programs: find and open a
+ * vivpoll capture device, set its format and frame rate, read the driver's
+ * debugfs counters, subscribe to events, read/write the
+ * fs.poll_legacy_null_table sysctl, and a few time/parse utilities.
+ *
+ * All functions return 0 (or a file descriptor) on success and a negative
+ * errno value on failure unless stated otherwise; none of them exits.
+ */
+#ifndef VIVPOLL_COMMON_H
+#define VIVPOLL_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <linux/videodev2.h>
+
+#include "vivpoll-uapi.h"
+
+#define VP_DRIVER_NAME		"vivpoll"
+#define VP_SYSCTL_PATH		"/proc/sys/fs/poll_legacy_null_table"
+#define VP_DEBUGFS_ROOT		"/sys/kernel/debug/vivpoll"
+
+/* Exit status for bad command-line arguments, shared by all programs. */
+#define VP_EXIT_USAGE		2
+
+/* ---- devices ---------------------------------------------------------- */
+
+/*
+ * Find the first /dev/videoN whose driver is "vivpoll" and write its path to
+ * buf. Returns 0 or -ENODEV.
+ */
+int vp_find_device(char *buf, size_t len);
+
+/*
+ * open() the device (flags as for open(2)) and check that it is a vivpoll
+ * video capture device. If dev is NULL or "", vp_find_device() is used.
+ * Returns the fd or a negative errno (-ENOTTY: not a vivpoll device).
+ */
+int vp_open(const char *dev, int flags);
+
+/* The instance number N of "platform:vivpoll-N" (bus_info), or -errno. */
+int vp_instance(int fd);
+
+/* Set the capture format; on success *fmt (may be NULL) gets the result. */
+int vp_set_format(int fd, unsigned int width, unsigned int height,
+		  uint32_t fourcc, struct v4l2_format *fmt);
+
+/* Set the capture frame rate (VIDIOC_S_PARM); *actual gets the result. */
+int vp_set_fps(int fd, unsigned int fps, double *actual);
+
+/* ---- controls and events ---------------------------------------------- */
+
+int vp_ctrl_get(int fd, uint32_t id, int32_t *val);
+int vp_ctrl_set(int fd, uint32_t id, int32_t val);
+int vp_ctrl_get64(int fd, uint32_t id, int64_t *val);
+int vp_ctrl_query(int fd, uint32_t id, struct v4l2_query_ext_ctrl *q);
+
+/* VIDIOC_SUBSCRIBE_EVENT for (type, id) with the given flags. */
+int vp_subscribe(int fd, uint32_t type, uint32_t id, uint32_t flags);
+
+/* Human-readable one-line description of an event (no newline). */
+void vp_event_describe(int fd, const struct v4l2_event *ev, char *buf,
+		       size_t len);
+
+/* Name of an event type ("ctrl", "eos", ...), static storage. */
+const char *vp_event_type_name(uint32_t type);
+
+/* ---- debugfs ------------------------------------------------------------ */
+
+/* Path of /sys/kernel/debug/vivpoll/vivpoll-<inst>/<name>. */
+void vp_debugfs_path(int inst, const char *name, char *buf, size_t len);
+
+/* Whether the debugfs directory of the instance exists. */
+bool vp_debugfs_present(int inst);
+
+/* Read a counter (decimal, or hex with 0x prefix) from debugfs. */
+int vp_debugfs_read(int inst, const char *name, uint64_t *val);
+
+/* Write a string to a debugfs file (e.g. "0" to reset poll_req_seen). */
+int vp_debugfs_write(int inst, const char *name, const char *s);
+
+/*
+ * The engine start counter of the device open as fd: debugfs engine_starts
+ * if available, else the VIVPOLL_CID_ENGINE_STARTS control.
+ */
+int vp_engine_starts(int fd, int inst, uint64_t *val);
+
+/* ---- fs.poll_legacy_null_table ---------------------------------------- */
+
+bool vp_sysctl_present(void);
+int vp_sysctl_read(int *val);
+int vp_sysctl_write(int val);
+
+/* ---- misc --------------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in nanoseconds / milliseconds. */
+uint64_t vp_now_ns(void);
+static inline double vp_now_ms(void) { return vp_now_ns() / 1e6; }
+void vp_sleep_ms(unsigned int ms);
+
+/* "640x480" -> 640, 480. Returns 0 or -EINVAL. */
+int vp_parse_size(const char *s, unsigned int *w, unsigned int *h);
+
+/* "YUYV" -> V4L2_PIX_FMT_YUYV (any 1-4 character code). -EINVAL if bad. */
+int vp_parse_fourcc(const char *s, uint32_t *fourcc);
+
+/* V4L2_PIX_FMT_YUYV -> "YUYV" in buf (at least 5 bytes). */
+const char *vp_fourcc_str(uint32_t fourcc, char *buf);
+
+/* Strict unsigned integer parse with range check. Returns 0 or -EINVAL. */
+int vp_parse_uint(const char *s, unsigned long min, unsigned long max,
+		  unsigned long *val);
+
+/* Decimal/fractional seconds ("2", "0.5") -> milliseconds. */
+int vp_parse_seconds(const char *s, unsigned long *ms);
+
+/* Bits of a poll mask as "PRI|IN|..." (or "ALL" for ~0). */
+const char *vp_poll_mask_str(uint32_t mask, char *buf, size_t len);
+
+#endif

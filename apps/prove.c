@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vivpoll-prove: run the poll_requested_events() matrix on a vivpoll device
+ * and compare every cell with what the kernel sources say it must be (see
+ * prove-expect.c). Rows: wait API x situation x requested events; columns:
+ * fs.poll_legacy_null_table off (today) and on (pre-v3.4 semantics).
+ *
+ * A cell: open the video fd, subscribe it to V4L2_EVENT_CTRL for
+ * V4L2_CID_BRIGHTNESS, reset debugfs poll_req_seen, wait with the row's API
+ * (in situation (a) a thread changes brightness from a second fd once the
+ * waiter is blocked), then record whether the engine started (debugfs
+ * engine_starts delta), whether the event was delivered (POLLPRI reported
+ * and DQEVENT returns it) and which requested mask the driver saw; close
+ * everything (the engine stops with its owner) before the next cell.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "prove.h"
+
+#define WAKE_TIMEOUT_MS		3000	/* deadline of a wake cell */
+#define READY_TIMEOUT_MS	1000	/* timeout of a ready cell (returns
+					 * at once: the eventfd is ready) */
+#define RAISE_WAIT_MS		150	/* raiser: wait at most this long
+					 * for the waiter's first ->poll() */
+#define RAISE_DELAY_MS		100	/* then this long before raising */
+#define IDLE_WAIT_MS		3000	/* engine stop after a cell */
+
+enum { COL_OFF, COL_ON, COL_COUNT };
+static const unsigned int reqs[] = { REQ_PRI, REQ_IN, REQ_BOTH };
+#define REQ_N	3
+
+struct cell {
+	bool run;
+	struct prove_expect exp;
+	struct prove_result res;
+	bool pass;
+};
+
+static struct prove {
+	char dev[64];
+	int ctl_fd;
+	int inst;
+	bool tap_only;
+	bool col[COL_COUNT];
+	bool api_on[API_COUNT];
+	bool sit_on[SIT_COUNT];
+	bool sysctl_present;
+	bool sysctl_touched;
+	struct v4l2_query_ext_ctrl bright;
+	int32_t bright_orig;
+	struct cell cells[API_COUNT][SIT_COUNT][REQ_N][COL_COUNT];
+	unsigned int tap_n;
+	unsigned int failed;
+} P = { .ctl_fd = -1, .inst = -1 };
+
+/* ---- switch handling / cleanup ---------------------------------------- */
+
+static void restore_switch(void)
+{
+	if (P.sysctl_touched)
+		vp_sysctl_write(0);
+}
+
+static void on_signal(int sig)
+{
+	/* open/write/close are async-signal-safe */
+	if (P.sysctl_touched) {
+		int fd = open(VP_SYSCTL_PATH, O_WRONLY);
+
+		if (fd >= 0) {
+			if (write(fd, "0\n", 2) < 0) {
+				/* nothing more we can do */
+			}
+			close(fd);
+		}
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int set_switch(bool on, char *err, size_t len)
+{
+	int r, cur;
+
+	if (!P.sysctl_present) {
+		if (!on)
+			return 0;	/* no sysctl: today's behaviour */
+		snprintf(err, len, "%s missing", VP_SYSCTL_PATH);
+		return -ENOENT;
+	}
+	if (!vp_sysctl_read(&cur) && cur == (int)on)
+		return 0;
+	P.sysctl_touched = true;
+	r = vp_sysctl_write(on);
+	if (r < 0) {
+		snprintf(err, len, "cannot write %s: %s (need root)",
+			 VP_SYSCTL_PATH, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+/* ---- raiser thread ------------------------------------------------------ */
+
+struct raiser {
+	pthread_t th;
+	int fd;
+	uint64_t baseline;	/* poll_calls before the wait */
+	int32_t value;
+	int rc;
+};
+
+static void *raiser_main(void *arg)
+{
+	struct raiser *r = arg;
+	uint64_t end = vp_now_ns() + RAISE_WAIT_MS * 1000000ull, calls;
+
+	/*
+	 * Wait until the waiter has polled the driver (its first pass has
+	 * registered on the wait queues), or RAISE_WAIT_MS for APIs that do
+	 * not poll when they start waiting (epoll_wait), then a little more
+	 * so that it is asleep. An event that arrived between its first
+	 * ->poll() and its sleep would still be seen by a second pass.
+	 */
+	while (vp_now_ns() < end) {
+		if (!vp_debugfs_read(P.inst, "poll_calls", &calls) &&
+		    calls > r->baseline)
+			break;
+		vp_sleep_ms(2);
+	}
+	vp_sleep_ms(RAISE_DELAY_MS);
+	r->rc = vp_ctrl_set(r->fd, V4L2_CID_BRIGHTNESS, r->value);
+	return NULL;
+}
+
+/* ---- one cell ----------------------------------------------------------- */
+
+static int wait_engine_idle(unsigned int ms)
+{
+	uint64_t end = vp_now_ns() + ms * 1000000ull, running = 1;
+
+	while (vp_now_ns() < end) {
+		if (vp_debugfs_read(P.inst, "engine_running", &running))
+			return -EIO;
+		if (!running)
+			return 0;
+		vp_sleep_ms(5);
+	}
+	return -EBUSY;
+}
+
+/* Put efd before (or after) vfd in fd-number order, keeping the file. */
+static int order_fds(int *vfd, int *efd, bool efd_first)
+{
+	int *hi = efd_first ? vfd : efd, *lo = efd_first ? efd : vfd, n;
+
+	if (*hi > *lo)
+		return 0;
+	n = fcntl(*hi, F_DUPFD_CLOEXEC, *lo + 1);
+	if (n < 0)
+		return -errno;
+	close(*hi);
+	*hi = n;
+	return 0;
+}
+
+static bool dq_brightness_event(int fd)
+{
+	struct v4l2_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	if (ioctl(fd, VIDIOC_DQEVENT, &ev) < 0)
+		return false;
+	return ev.type == V4L2_EVENT_CTRL && ev.id == V4L2_CID_BRIGHTNESS;
+}
+
+#define CELL_FAIL(...) do { \
+	res->error = true; \
+	snprintf(res->err, sizeof(res->err), __VA_ARGS__); \
+	goto out; \
+} while (0)
+
+static void run_cell(enum prove_api api, enum prove_sit sit, unsigned int req,
+		     bool legacy, struct prove_result *res)
+{
+	const struct wait_ops *ops = prove_wait_ops[api];
+	struct wait_ctx w;
+	struct raiser rz = { .fd = -1 };
+	bool raiser_started = false, set_up = false;
+	uint64_t before, after, seen, t0;
+	uint32_t rev;
+	int vfd = -1, efd = -1, r;
+	int32_t cur;
+
+	memset(res, 0, sizeof(*res));
+	memset(&w, 0, sizeof(w));
+	w.epfd = -1;
+	res->ev = EV_NA;
+
+	if (set_switch(legacy, res->err, sizeof(res->err))) {
+		res->error = true;
+		return;
+	}
+	r = wait_engine_idle(IDLE_WAIT_MS);
+	if (r)
+		CELL_FAIL("engine still running before the cell (%s)",
+			  strerror(-r));
+
+	vfd = vp_open(P.dev, O_RDWR | O_NONBLOCK);
+	if (vfd < 0)
+		CELL_FAIL("open %s: %s", P.dev, strerror(-vfd));
+	r = vp_subscribe(vfd, V4L2_EVENT_CTRL, V4L2_CID_BRIGHTNESS, 0);
+	if (r)
+		CELL_FAIL("VIDIOC_SUBSCRIBE_EVENT: %s", strerror(-r));
+
+	if (sit == SIT_WAKE) {
+		rz.fd = vp_open(P.dev, O_RDWR | O_NONBLOCK);
+		if (rz.fd < 0)
+			CELL_FAIL("open %s: %s", P.dev, strerror(-rz.fd));
+		if (vp_ctrl_get(rz.fd, V4L2_CID_BRIGHTNESS, &cur))
+			CELL_FAIL("VIDIOC_G_CTRL brightness: %s",
+				  strerror(errno));
+		rz.value = cur == P.bright.minimum ? P.bright.maximum :
+			   P.bright.minimum;
+	}
+	if (sit == SIT_READY_BEFORE || sit == SIT_READY_AFTER) {
+		efd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (efd < 0)
+			CELL_FAIL("eventfd: %s", strerror(errno));
+		r = order_fds(&vfd, &efd, sit == SIT_READY_BEFORE);
+		if (r)
+			CELL_FAIL("F_DUPFD: %s", strerror(-r));
+	}
+
+	if (vp_engine_starts(vfd, P.inst, &before))
+		CELL_FAIL("cannot read engine_starts");
+	r = vp_debugfs_write(P.inst, "poll_req_seen", "0");
+	if (r)
+		CELL_FAIL("reset poll_req_seen: %s", strerror(-r));
+
+	w.api = api;
+	w.sit = sit;
+	w.req = req;
+	w.vfd = vfd;
+	w.efd = efd;
+	w.efd_first = sit == SIT_READY_BEFORE;
+	w.timeout_ms = sit == SIT_WAKE ? WAKE_TIMEOUT_MS :
+		       sit == SIT_ZERO ? 0 : READY_TIMEOUT_MS;
+
+	t0 = vp_now_ns();
+	if (ops->setup) {
+		r = ops->setup(&w);
+		set_up = true;
+		if (r)
+			CELL_FAIL("setup: %s", w.err[0] ? w.err :
+				  strerror(-r));
+	} else {
+		set_up = true;
+	}
+	if (sit == SIT_WAKE) {
+		if (vp_debugfs_read(P.inst, "poll_calls", &rz.baseline))
+			CELL_FAIL("cannot read poll_calls");
+		if (pthread_create(&rz.th, NULL, raiser_main, &rz))
+			CELL_FAIL("pthread_create failed");
+		raiser_started = true;
+	}
+
+	/*
+	 * (a): wait until POLLPRI is reported (re-waiting while only
+	 * POLLIN comes back, e.g. frames of an engine that runs), or, if
+	 * POLLPRI is not requested, until the first readiness. (b)-(d): one
+	 * call.
+	 */
+	for (;;) {
+		uint64_t now = vp_now_ns(), left;
+
+		left = (t0 + w.timeout_ms * 1000000ull > now) ?
+			(t0 + w.timeout_ms * 1000000ull - now) / 1000000 : 0;
+		if (sit != SIT_ZERO && !left)
+			break;
+		rev = 0;
+		r = ops->wait_once(&w, sit == SIT_ZERO ? 0 : left, &rev);
+		res->calls++;
+		if (w.refused) {
+			res->refused = true;
+			break;
+		}
+		if (r < 0)
+			CELL_FAIL("wait call %u: %s", res->calls,
+				  w.err[0] ? w.err : strerror(-r));
+		if (rev & POLLPRI)
+			res->pri = true;
+		if (rev & POLLIN)
+			res->in = true;
+		if (sit != SIT_WAKE || res->pri || !(req & REQ_PRI))
+			break;
+		if (r == 0)	/* timed out */
+			break;
+	}
+	res->ms = (vp_now_ns() - t0) / 1e6;
+
+out:
+	if (raiser_started) {
+		pthread_join(rz.th, NULL);
+		if (rz.rc && !res->error) {
+			res->error = true;
+			snprintf(res->err, sizeof(res->err),
+				 "raising the control event: %s",
+				 strerror(-rz.rc));
+		}
+	}
+	if (set_up && ops->teardown)
+		ops->teardown(&w);
+	if (!res->error) {
+		if (res->refused)
+			res->ev = EV_REFUSED;
+		else if (sit == SIT_WAKE && (req & REQ_PRI))
+			res->ev = (res->pri && dq_brightness_event(vfd)) ?
+				  EV_YES : EV_NO;
+		if (vp_debugfs_read(P.inst, "poll_req_seen", &seen) ||
+		    vp_engine_starts(vfd, P.inst, &after)) {
+			res->error = true;
+			snprintf(res->err, sizeof(res->err),
+				 "cannot read the counters after the cell");
+		} else {
+			res->mask = (uint32_t)seen;
+			res->starts_delta = after - before;
+			res->started = after > before;
+		}
+	}
+	if (efd >= 0)
+		close(efd);
+	if (rz.fd >= 0)
+		close(rz.fd);
+	if (vfd >= 0)
+		close(vfd);
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static bool cell_matches(const struct cell *c)
+{
+	const struct prove_expect *e = &c->exp;
+	const struct prove_result *r = &c->res;
+
+	if (r->error)
+		return false;
+	if (r->started != e->started || r->ev != e->ev)
+		return false;
+	if ((r->mask & e->mask_must) != e->mask_must)
+		return false;
+	return !(r->mask & ~(e->mask_must | e->mask_may));
+}
+
+static const char *ev_str(int ev)
+{
+	return ev == EV_YES ? "yes" : ev == EV_NO ? "no" :
+	       ev == EV_REFUSED ? "EINVAL" : "-";
+}
+
+static void expect_str(const struct prove_expect *e, char *buf, size_t len)
+{
+	if (e->mask_may)
+		snprintf(buf, len, "start=%s ev=%s mask=0x%08x(+0x%x)",
+			 e->started ? "YES" : "no", ev_str(e->ev),
+			 e->mask_must, e->mask_may);
+	else
+		snprintf(buf, len, "start=%s ev=%s mask=0x%08x",
+			 e->started ? "YES" : "no", ev_str(e->ev),
+			 e->mask_must);
+}
+
+static void tap_cell(enum prove_api a, enum prove_sit s, unsigned int ri,
+		     int col)
+{
+	const struct cell *c = &P.cells[a][s][ri][col];
+	char exp[96];
+
+	P.tap_n++;
+	if (c->res.error) {
+		printf("not ok %u - %s %s %s switch=%s # error: %s\n", P.tap_n,
+		       prove_api_name(a), prove_sit_name(s),
+		       prove_req_name(reqs[ri]), col ? "on" : "off",
+		       c->res.err);
+		return;
+	}
+	printf("%sok %u - %s %s %s switch=%s: start=%s ev=%s mask=0x%08x",
+	       c->pass ? "" : "not ", P.tap_n, prove_api_name(a),
+	       prove_sit_name(s), prove_req_name(reqs[ri]),
+	       col ? "on" : "off", c->res.started ? "YES" : "no",
+	       ev_str(c->res.ev), c->res.mask);
+	if (!c->pass) {
+		expect_str(&c->exp, exp, sizeof(exp));
+		printf(" # expected %s (%s)", exp, c->exp.why);
+	}
+	printf("\n");
+}
+
+static void table_header(const char *pfx)
+{
+	printf("%s%-10s %-13s %-7s| %-30s| %-30s\n", pfx, "", "", "",
+	       "poll_legacy_null_table=0", "poll_legacy_null_table=1");
+	printf("%s%-10s %-13s %-7s| %-5s %-6s %-10s %-5s | %-5s %-6s %-10s "
+	       "%-5s\n", pfx, "API", "SITUATION", "REQ", "START", "EV",
+	       "MASK", "", "START", "EV", "MASK", "");
+}
+
+static void table_cell(const struct cell *c, char *buf, size_t len)
+{
+	if (!c->run)
+		snprintf(buf, len, "%-5s %-6s %-10s %-5s", "", "", "", "skip");
+	else if (c->res.error)
+		snprintf(buf, len, "%-5s %-6s %-10s %-5s", "?", "?", "?",
+			 "ERROR");
+	else
+		snprintf(buf, len, "%-5s %-6s 0x%08x %-5s",
+			 c->res.started ? "YES" : "no", ev_str(c->res.ev),
+			 c->res.mask, c->pass ? "ok" : "FAIL");
+}
+
+static void table_row(const char *pfx, enum prove_api a, enum prove_sit s,
+		      unsigned int ri)
+{
+	char cells[COL_COUNT][64], exp[96];
+	int col;
+
+	for (col = 0; col < COL_COUNT; col++)
+		table_cell(&P.cells[a][s][ri][col], cells[col],
+			   sizeof(cells[col]));
+	printf("%s%-10s %-13s %-7s| %s | %s\n", pfx, prove_api_name(a),
+	       prove_sit_name(s), prove_req_name(reqs[ri]), cells[0],
+	       cells[1]);
+	for (col = 0; col < COL_COUNT; col++) {
+		const struct cell *c = &P.cells[a][s][ri][col];
+
+		if (!c->run || c->pass)
+			continue;
+		if (c->res.error) {
+			printf("%s    ^ switch=%s: error: %s\n", pfx,
+			       col ? "on" : "off", c->res.err);
+			continue;
+		}
+		expect_str(&c->exp, exp, sizeof(exp));
+		printf("%s    ^ switch=%s: expected %s: %s\n", pfx,
+		       col ? "on" : "off", exp, c->exp.why);
+	}
+	fflush(stdout);
+}
+
+static void tap_on_missing(bool missing)
+{
+	if (!missing)
+		return;
+	P.tap_n++;
+	P.failed++;
+	printf("not ok %u - switch=on column: %s missing (kernel without "
+	       "the poll_legacy_null_table patch)\n", P.tap_n,
+	       VP_SYSCTL_PATH);
+}
+
+/* ---- claims: the statements the matrix exists to demonstrate ---------- */
+
+struct claim_acc {
+	bool any;	/* some cell ran */
+	bool ok;	/* all that ran satisfy it */
+};
+
+static void acc(struct claim_acc *c, const struct cell *cell, bool ok)
+{
+	if (!cell->run)
+		return;
+	c->any = true;
+	c->ok = c->ok && !cell->res.error && ok;
+}
+
+static void claim(const struct claim_acc *c, const char *what)
+{
+	if (!c->any)
+		return;
+	P.tap_n++;
+	if (!c->ok)
+		P.failed++;
+	printf("%sok %u - claim: %s\n", c->ok ? "" : "not ", P.tap_n, what);
+}
+
+static void claims(void)
+{
+	struct claim_acc c;
+	const struct cell *x;
+	int a, s, ri;
+
+#define RESET() (c.any = false, c.ok = true)
+	RESET();
+	acc(&c, &P.cells[API_SELECT][SIT_WAKE][0][COL_ON],
+	    P.cells[API_SELECT][SIT_WAKE][0][COL_ON].res.started);
+	claim(&c, "switch=on: select on exceptfds only, woken by a control "
+	      "event, starts the engine");
+	RESET();
+	acc(&c, &P.cells[API_SELECT][SIT_ZERO][0][COL_ON],
+	    P.cells[API_SELECT][SIT_ZERO][0][COL_ON].res.started);
+	claim(&c, "switch=on: select on exceptfds only with a zero timeout "
+	      "starts the engine");
+	RESET();
+	for (s = 0; s < SIT_COUNT; s++) {
+		x = &P.cells[API_EPOLL_ADD][s][0][COL_ON];
+		acc(&c, x, x->res.started);
+	}
+	claim(&c, "switch=on: epoll ADD with EPOLLPRI only starts the engine");
+	RESET();
+	for (a = 0; a < API_COUNT; a++)
+		for (s = 0; s < SIT_COUNT; s++) {
+			x = &P.cells[a][s][0][COL_OFF];
+			acc(&c, x, !x->res.started);
+		}
+	claim(&c, "switch=off: no POLLPRI-only row starts the engine");
+	RESET();
+	for (a = 0; a < API_COUNT; a++)
+		for (s = 0; s < SIT_COUNT; s++)
+			for (ri = 1; ri < REQ_N; ri++) {
+				x = &P.cells[a][s][ri][COL_OFF];
+				acc(&c, x, x->res.started);
+			}
+	claim(&c, "switch=off: every row requesting POLLIN starts the engine");
+	RESET();
+	for (s = 0; s < SIT_COUNT; s++) {
+		x = &P.cells[API_SELECT][s][0][COL_OFF];
+		acc(&c, x, (x->res.mask & POLLPRI) &&
+		    !(x->res.mask & (POLLIN | POLLRDNORM)));
+	}
+	claim(&c, "switch=off: for select on exceptfds only the driver sees "
+	      "POLLPRI and not POLLIN");
+#undef RESET
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: vivpoll-prove [options]\n"
+"Run the poll_requested_events() matrix on a vivpoll device and check each\n"
+"cell against the expectations derived from the kernel sources.\n"
+"\n"
+"  -d, --device DEV     video device (path or number; default: first vivpoll)\n"
+"  -t, --tap-only       print TAP only (the table as TAP comments at the end)\n"
+"  -s, --switch=WHICH   off, on or both (default): fs.poll_legacy_null_table\n"
+"                       values to run; needs root, restored to 0 at exit\n"
+"  -a, --api=LIST       only these rows, comma separated: select, pselect,\n"
+"                       poll, ppoll, epoll-add, epoll-mod, io_uring, aio\n"
+"  -S, --situation=LIST only these situations: wake, zero-timeout,\n"
+"                       ready-before, ready-after\n"
+"  -h, --help           this text\n"
+"\n"
+"Exit status: 0 all cells as expected, 1 a mismatch or error, 2 bad usage.\n");
+}
+
+static int parse_list(const char *arg, bool *on, int n,
+		      const char *(*name)(int))
+{
+	char *dup = strdup(arg), *tok, *save = NULL;
+	int i, found;
+
+	if (!dup)
+		return -ENOMEM;
+	memset(on, 0, n * sizeof(*on));
+	for (tok = strtok_r(dup, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		found = 0;
+		for (i = 0; i < n; i++)
+			if (!strcmp(tok, name(i))) {
+				on[i] = true;
+				found = 1;
+			}
+		if (!found) {
+			fprintf(stderr, "vivpoll-prove: unknown name '%s'\n",
+				tok);
+			free(dup);
+			return -EINVAL;
+		}
+	}
+	free(dup);
+	return 0;
+}
+
+static const char *api_name_i(int i) { return prove_api_name(i); }
+static const char *sit_name_i(int i) { return prove_sit_name(i); }
+
+static void bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "vivpoll-prove: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'vivpoll-prove --help'.\n");
+	exit(VP_EXIT_USAGE);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "tap-only", no_argument, NULL, 't' },
+		{ "switch", required_argument, NULL, 's' },
+		{ "api", required_argument, NULL, 'a' },
+		{ "situation", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c, i;
+
+	P.col[COL_OFF] = P.col[COL_ON] = true;
+	for (i = 0; i < API_COUNT; i++)
+		P.api_on[i] = true;
+	for (i = 0; i < SIT_COUNT; i++)
+		P.sit_on[i] = true;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:ts:a:S:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			snprintf(P.dev, sizeof(P.dev), "%s", optarg);
+			break;
+		case 't':
+			P.tap_only = true;
+			break;
+		case 's':
+			if (!strcmp(optarg, "off"))
+				P.col[COL_ON] = false;
+			else if (!strcmp(optarg, "on"))
+				P.col[COL_OFF] = false;
+			else if (strcmp(optarg, "both"))
+				bad_usage("--switch must be off, on or both, "
+					  "not '%s'", optarg);
+			break;
+		case 'a':
+			if (parse_list(optarg, P.api_on, API_COUNT,
+				       api_name_i))
+				bad_usage("bad --api list '%s'", optarg);
+			break;
+		case 'S':
+			if (parse_list(optarg, P.sit_on, SIT_COUNT,
+				       sit_name_i))
+				bad_usage("bad --situation list '%s'", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			bad_usage("option '%s' needs an argument",
+				  argv[optind - 1]);
+			break;
+		default:
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		bad_usage("unexpected argument '%s'", argv[optind]);
+}
+
+static int setup_device(void)
+{
+	char dev[64];
+	int r;
+
+	if (!P.dev[0]) {
+		r = vp_find_device(dev, sizeof(dev));
+		if (r) {
+			fprintf(stderr, "vivpoll-prove: no vivpoll device "
+				"found (is the module loaded?)\n");
+			return r;
+		}
+		snprintf(P.dev, sizeof(P.dev), "%s", dev);
+	} else if (P.dev[0] >= '0' && P.dev[0] <= '9') {
+		snprintf(dev, sizeof(dev), "/dev/video%.50s", P.dev);
+		snprintf(P.dev, sizeof(P.dev), "%s", dev);
+	}
+	P.ctl_fd = vp_open(P.dev, O_RDWR | O_NONBLOCK);
+	if (P.ctl_fd < 0) {
+		fprintf(stderr, "vivpoll-prove: %s: %s\n", P.dev,
+			P.ctl_fd == -ENOTTY ? "not a vivpoll capture device" :
+			strerror(-P.ctl_fd));
+		return P.ctl_fd;
+	}
+	P.inst = vp_instance(P.ctl_fd);
+	if (P.inst < 0 || !vp_debugfs_present(P.inst)) {
+		fprintf(stderr, "vivpoll-prove: debugfs directory of %s "
+			"missing (%s/vivpoll-%d): mount debugfs and run as "
+			"root\n", P.dev, VP_DEBUGFS_ROOT, P.inst);
+		return -ENOENT;
+	}
+	r = vp_ctrl_query(P.ctl_fd, V4L2_CID_BRIGHTNESS, &P.bright);
+	if (!r)
+		r = vp_ctrl_get(P.ctl_fd, V4L2_CID_BRIGHTNESS,
+				&P.bright_orig);
+	if (r || P.bright.minimum == P.bright.maximum) {
+		fprintf(stderr, "vivpoll-prove: %s: no usable brightness "
+			"control\n", P.dev);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int a, s, ri, col, r;
+	const char *pfx;
+	bool on_missing;
+
+	parse_args(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (setup_device())
+		return 1;
+	P.sysctl_present = vp_sysctl_present();
+	on_missing = P.col[COL_ON] && !P.sysctl_present;
+
+	atexit(restore_switch);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+
+	pfx = P.tap_only ? "# " : "";
+	if (P.tap_only) {
+		printf("TAP version 13\n");
+		printf("# vivpoll-prove on %s (vivpoll-%d)\n", P.dev, P.inst);
+	} else {
+		printf("vivpoll-prove on %s (vivpoll-%d); engine started = "
+		       "debugfs engine_starts delta > 0; EV = control event "
+		       "reported as POLLPRI and dequeued (- = none raised or "
+		       "not requested, EINVAL = the API refused the fd); "
+		       "MASK = poll_req_seen, the OR of the requested events "
+		       "the driver saw\n\n", P.dev, P.inst);
+		table_header("");
+	}
+	if (P.tap_only)
+		tap_on_missing(on_missing);
+
+	for (a = 0; a < API_COUNT; a++) {
+		if (!P.api_on[a])
+			continue;
+		for (s = 0; s < SIT_COUNT; s++) {
+			if (!P.sit_on[s])
+				continue;
+			for (ri = 0; ri < REQ_N; ri++) {
+				for (col = 0; col < COL_COUNT; col++) {
+					struct cell *c =
+						&P.cells[a][s][ri][col];
+
+					if (!P.col[col] ||
+					    (col == COL_ON && on_missing))
+						continue;
+					c->run = true;
+					prove_expect(a, s, reqs[ri],
+						     col == COL_ON, &c->exp);
+					run_cell(a, s, reqs[ri], col == COL_ON,
+						 &c->res);
+					c->pass = cell_matches(c);
+					if (!c->pass)
+						P.failed++;
+					if (P.tap_only)
+						tap_cell(a, s, ri, col);
+				}
+				if (!P.tap_only)
+					table_row("", a, s, ri);
+			}
+		}
+	}
+
+	/* Leave the switch off before reporting. */
+	if (P.sysctl_touched) {
+		r = vp_sysctl_write(0);
+		if (r)
+			fprintf(stderr, "vivpoll-prove: restoring %s: %s\n",
+				VP_SYSCTL_PATH, strerror(-r));
+		P.sysctl_touched = false;
+	}
+	vp_ctrl_set(P.ctl_fd, V4L2_CID_BRIGHTNESS, P.bright_orig);
+
+	if (!P.tap_only) {
+		printf("\nTAP version 13\n");
+		tap_on_missing(on_missing);
+		for (a = 0; a < API_COUNT; a++)
+			for (s = 0; s < SIT_COUNT; s++)
+				for (ri = 0; ri < REQ_N; ri++)
+					for (col = 0; col < COL_COUNT; col++)
+						if (P.cells[a][s][ri][col].run)
+							tap_cell(a, s, ri,
+								 col);
+	}
+	claims();
+	printf("1..%u\n", P.tap_n);
+	if (P.tap_only) {
+		printf("#\n");
+		table_header(pfx);
+		for (a = 0; a < API_COUNT; a++)
+			for (s = 0; s < SIT_COUNT; s++)
+				for (ri = 0; ri < REQ_N; ri++)
+					if (P.cells[a][s][ri][COL_OFF].run ||
+					    P.cells[a][s][ri][COL_ON].run)
+						table_row(pfx, a, s, ri);
+	}
+	printf("%s%u of %u checks failed\n", pfx, P.failed, P.tap_n);
+	close(P.ctl_fd);
+	return P.failed ? 1 : 0;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Core structures of the vivpoll capture driver
+ */
+
+#ifndef _VIVPOLL_CORE_H_
+#define _VIVPOLL_CORE_H_
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <media/tpg/v4l2-tpg.h>
+#include <media/v4l2-ctrls.h>
+#include <media/v4l2-dev.h>
+#include <media/v4l2-device.h>
+#include <media/videobuf2-v4l2.h>
+
+#include "vivpoll-logic.h"
+#include "vivpoll-uapi.h"
+
+#define VIVPOLL_NAME		"vivpoll"
+#define VIVPOLL_MAX_DEVS	8
+#define VIVPOLL_NUM_INPUTS	2
+#define VIVPOLL_MAX_WIDTH	1920
+
+extern unsigned int vivpoll_debug;
+
+#define vivpoll_dbg(level, dev, fmt, arg...) \
+	v4l2_dbg(level, vivpoll_debug, &(dev)->v4l2_dev, fmt, ## arg)
+
+/**
+ * struct vivpoll_buffer - a capture buffer
+ * @vb: the vb2 buffer, must be first
+ * @list: entry in &vivpoll_dev.buf_list while owned by the driver
+ */
+struct vivpoll_buffer {
+	struct vb2_v4l2_buffer vb;
+	struct list_head list;
+};
+
+/**
+ * struct vivpoll_stats - counters shown by debugfs and the controls
+ * @engine_starts: number of times the engine was started
+ * @frames: number of frames produced since load
+ * @drops: number of frame slots without a queued buffer since load
+ * @engine_running: the engine thread is running
+ * @poll_calls: number of calls of the driver's .poll
+ * @poll_req_last: requested events of the last .poll call
+ * @poll_req_seen: OR of all requested events since the last reset
+ */
+struct vivpoll_stats {
+	u64 engine_starts;
+	u64 frames;
+	u64 drops;
+	bool engine_running;
+	u64 poll_calls;
+	__poll_t poll_req_last;
+	__poll_t poll_req_seen;
+};
+
+/**
+ * struct vivpoll_run - one run of the frame engine, owned by its thread
+ * @stream_start_ns: CLOCK_MONOTONIC time at which the run started
+ * @start_ns: CLOCK_MONOTONIC time at which slot 0 was due
+ * @tpf: frame interval of the slots counted from @start_ns
+ * @slot: next frame slot, counted from @start_ns
+ * @counts: sequence number, frames and drops of this run
+ *
+ * Initialised before the thread is created, read back after kthread_stop().
+ */
+struct vivpoll_run {
+	u64 stream_start_ns;
+	u64 start_ns;
+	struct v4l2_fract tpf;
+	u64 slot;
+	struct vivpoll_counts counts;
+};
+
+/**
+ * struct vivpoll_dev - one vivpoll capture device
+ * @v4l2_dev: the v4l2 device; its refcount keeps this structure alive
+ * @vdev: the video device node
+ * @queue: the vb2 capture queue
+ * @ctrl_handler: the control handler
+ * @inst: instance number, the id of the platform device
+ * @mutex: serialises the ioctls, the file operations and the vb2 queue
+ * @gen_lock: protects the fields below that the engine reads
+ * @tpg: the test pattern generator
+ * @fmt: current pixel format
+ * @width: current width
+ * @height: current height
+ * @bytesperline: current line stride
+ * @sizeimage: current frame size
+ * @timeperframe: current frame interval
+ * @input: current input
+ * @hdmi_signal: the HDMI input has a signal
+ * @lock: protects @buf_list and @stats
+ * @buf_list: buffers queued to the driver and not yet filled
+ * @stats: counters
+ * @engine: the frame engine thread, NULL when stopped
+ * @engine_wq: wakes up @engine when a buffer is queued
+ * @run: state of the current or last run of @engine
+ * @debugfs_dir: this device's debugfs directory
+ */
+struct vivpoll_dev {
+	struct v4l2_device v4l2_dev;
+	struct video_device vdev;
+	struct vb2_queue queue;
+	struct v4l2_ctrl_handler ctrl_handler;
+	unsigned int inst;
+
+	/* serialises the ioctls, the file operations and the vb2 queue */
+	struct mutex mutex;
+
+	/* protects the state read by the engine, taken after @mutex */
+	struct mutex gen_lock;
+	struct tpg_data tpg;
+	const struct vivpoll_fmt *fmt;
+	u32 width;
+	u32 height;
+	u32 bytesperline;
+	u32 sizeimage;
+	struct v4l2_fract timeperframe;
+	unsigned int input;
+	bool hdmi_signal;
+
+	/* protects buf_list and stats, taken from any context */
+	spinlock_t lock;
+	struct list_head buf_list;
+	struct vivpoll_stats stats;
+
+	struct task_struct *engine;
+	wait_queue_head_t engine_wq;
+	struct vivpoll_run run;
+	struct dentry *debugfs_dir;
+};
+
+static inline struct vivpoll_buffer *
+to_vivpoll_buffer(struct vb2_v4l2_buffer *vbuf)
+{
+	return container_of(vbuf, struct vivpoll_buffer, vb);
+}
+
+void vivpoll_get_stats(struct vivpoll_dev *dev, struct vivpoll_stats *stats);
+
+#endif

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Controls and events of the vivpoll capture driver
+ *
+ * The picture controls feed the test pattern generator. The private
+ * controls (see vivpoll-uapi.h) expose the engine counters, raise an EOS
+ * event and switch the signal of the HDMI input. Events, all signalled
+ * through POLLPRI: control changes, source changes, EOS and a FRAME_SYNC
+ * event at the start of every frame while streaming.
+ */
+
+#include <linux/kernel.h>
+#include <media/v4l2-event.h>
+#include <media/v4l2-fh.h>
+
+#include "vivpoll-core.h"
+#include "vivpoll-ctrls.h"
+
+/* Depth of the per file handle queues of the non-control events */
+#define VIVPOLL_EVENT_ELEMS	4
+
+static struct vivpoll_dev *ctrl_to_vivpoll(struct v4l2_ctrl *ctrl)
+{
+	return container_of(ctrl->handler, struct vivpoll_dev, ctrl_handler);
+}
+
+/*
+ * v4l2_ctrl_handler_setup() runs s_ctrl before the video device exists:
+ * there is nobody to tell yet, and its file handle list is not set up.
+ */
+static void vivpoll_queue_event(struct vivpoll_dev *dev,
+				const struct v4l2_event *ev)
+{
+	if (video_is_registered(&dev->vdev))
+		v4l2_event_queue(&dev->vdev, ev);
+}
+
+void vivpoll_queue_source_change(struct vivpoll_dev *dev, unsigned int input)
+{
+	const struct v4l2_event ev = {
+		.type = V4L2_EVENT_SOURCE_CHANGE,
+		.id = input,
+		.u.src_change.changes = V4L2_EVENT_SRC_CH_RESOLUTION,
+	};
+
+	vivpoll_queue_event(dev, &ev);
+}
+
+static void vivpoll_queue_eos(struct vivpoll_dev *dev)
+{
+	const struct v4l2_event ev = {
+		.type = V4L2_EVENT_EOS,
+	};
+
+	vivpoll_queue_event(dev, &ev);
+}
+
+static int vivpoll_s_ctrl(struct v4l2_ctrl *ctrl)
+{
+	struct vivpoll_dev *dev = ctrl_to_vivpoll(ctrl);
+
+	switch (ctrl->id) {
+	case VIVPOLL_CID_RAISE_EOS:
+		vivpoll_queue_eos(dev);
+		return 0;
+	case VIVPOLL_CID_HDMI_SIGNAL:
+		mutex_lock(&dev->gen_lock);
+		dev->hdmi_signal = ctrl->val;
+		mutex_unlock(&dev->gen_lock);
+		vivpoll_queue_source_change(dev, VIVPOLL_INPUT_HDMI);
+		return 0;
+	}
+
+	mutex_lock(&dev->gen_lock);
+	switch (ctrl->id) {
+	case V4L2_CID_BRIGHTNESS:
+		tpg_s_brightness(&dev->tpg, ctrl->val);
+		break;
+	case V4L2_CID_CONTRAST:
+		tpg_s_contrast(&dev->tpg, ctrl->val);
+		break;
+	case V4L2_CID_SATURATION:
+		tpg_s_saturation(&dev->tpg, ctrl->val);
+		break;
+	case V4L2_CID_HUE:
+		tpg_s_hue(&dev->tpg, ctrl->val);
+		break;
+	case V4L2_CID_TEST_PATTERN:
+		tpg_s_pattern(&dev->tpg, ctrl->val);
+		break;
+	}
+	mutex_unlock(&dev->gen_lock);
+	return 0;
+}
+
+static int vivpoll_g_volatile_ctrl(struct v4l2_ctrl *ctrl)
+{
+	struct vivpoll_dev *dev = ctrl_to_vivpoll(ctrl);
+	struct vivpoll_stats stats;
+
+	vivpoll_get_stats(dev, &stats);
+	switch (ctrl->id) {
+	case VIVPOLL_CID_ENGINE_RUNNING:
+		ctrl->val = stats.engine_running;
+		break;
+	case VIVPOLL_CID_ENGINE_STARTS:
+		*ctrl->p_new.p_s64 = stats.engine_starts;
+		break;
+	case VIVPOLL_CID_FRAMES:
+		*ctrl->p_new.p_s64 = stats.frames;
+		break;
+	case VIVPOLL_CID_DROPS:
+		*ctrl->p_new.p_s64 = stats.drops;
+		break;
+	}
+	return 0;
+}
+
+static const struct v4l2_ctrl_ops vivpoll_ctrl_ops = {
+	.g_volatile_ctrl = vivpoll_g_volatile_ctrl,
+	.s_ctrl = vivpoll_s_ctrl,
+};
+
+#define VIVPOLL_RO_FLAGS	(V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_VOLATILE)
+
+static const struct v4l2_ctrl_config vivpoll_ctrl_engine_running = {
+	.ops = &vivpoll_ctrl_ops,
+	.id = VIVPOLL_CID_ENGINE_RUNNING,
+	.name = "Engine Running",
+	.type = V4L2_CTRL_TYPE_BOOLEAN,
+	.max = 1,
+	.step = 1,
+	.flags = VIVPOLL_RO_FLAGS,
+};
+
+static const struct v4l2_ctrl_config vivpoll_ctrl_engine_starts = {
+	.ops = &vivpoll_ctrl_ops,
+	.id = VIVPOLL_CID_ENGINE_STARTS,
+	.name = "Engine Starts",
+	.type = V4L2_CTRL_TYPE_INTEGER64,
+	.max = S64_MAX,
+	.step = 1,
+	.flags = VIVPOLL_RO_FLAGS,
+};
+
+static const struct v4l2_ctrl_config vivpoll_ctrl_frames = {
+	.ops = &vivpoll_ctrl_ops,
+	.id = VIVPOLL_CID_FRAMES,
+	.name = "Frames Produced",
+	.type = V4L2_CTRL_TYPE_INTEGER64,
+	.max = S64_MAX,
+	.step = 1,
+	.flags = VIVPOLL_RO_FLAGS,
+};
+
+static const struct v4l2_ctrl_config vivpoll_ctrl_drops = {
+	.ops = &vivpoll_ctrl_ops,
+	.id = VIVPOLL_CID_DROPS,
+	.name = "Frames Dropped",
+	.type = V4L2_CTRL_TYPE_INTEGER64,
+	.max = S64_MAX,
+	.step = 1,
+	.flags = VIVPOLL_RO_FLAGS,
+};
+
+static const struct v4l2_ctrl_config vivpoll_ctrl_raise_eos = {
+	.ops = &vivpoll_ctrl_ops,
+	.id = VIVPOLL_CID_RAISE_EOS,
+	.name = "Raise EOS Event",
+	.type = V4L2_CTRL_TYPE_BUTTON,
+};
+
+static const struct v4l2_ctrl_config vivpoll_ctrl_hdmi_signal = {
+	.ops = &vivpoll_ctrl_ops,
+	.id = VIVPOLL_CID_HDMI_SIGNAL,
+	.name = "HDMI Signal Present",
+	.type = V4L2_CTRL_TYPE_BOOLEAN,
+	.max = 1,
+	.step = 1,
+	.def = 1,
+};
+
+static const struct v4l2_ctrl_config * const vivpoll_custom_ctrls[] = {
+	&vivpoll_ctrl_engine_running,
+	&vivpoll_ctrl_engine_starts,
+	&vivpoll_ctrl_frames,
+	&vivpoll_ctrl_drops,
+	&vivpoll_ctrl_raise_eos,
+	&vivpoll_ctrl_hdmi_signal,
+};
+
+int vivpoll_ctrls_init(struct vivpoll_dev *dev)
+{
+	struct v4l2_ctrl_handler *hdl = &dev->ctrl_handler;
+	const struct v4l2_ctrl_ops *ops = &vivpoll_ctrl_ops;
+	unsigned int i;
+	int ret;
+
+	v4l2_ctrl_handler_init(hdl, 5 + ARRAY_SIZE(vivpoll_custom_ctrls));
+	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_BRIGHTNESS, 0, 255, 1, 128);
+	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_CONTRAST, 0, 255, 1, 128);
+	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_SATURATION, 0, 255, 1, 128);
+	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_HUE, -128, 128, 1, 0);
+	v4l2_ctrl_new_std_menu_items(hdl, ops, V4L2_CID_TEST_PATTERN,
+				     TPG_PAT_NOISE, 0, TPG_PAT_75_COLORBAR,
+				     tpg_pattern_strings);
+	for (i = 0; i < ARRAY_SIZE(vivpoll_custom_ctrls); i++)
+		v4l2_ctrl_new_custom(hdl, vivpoll_custom_ctrls[i], NULL);
+
+	ret = hdl->error;
+	if (ret) {
+		v4l2_err(&dev->v4l2_dev, "cannot create controls: %d\n", ret);
+		return ret;
+	}
+
+	dev->v4l2_dev.ctrl_handler = hdl;
+	return v4l2_ctrl_handler_setup(hdl);
+}
+
+void vivpoll_ctrls_free(struct vivpoll_dev *dev)
+{
+	v4l2_ctrl_handler_free(&dev->ctrl_handler);
+}
+
+int vivpoll_subscribe_event(struct v4l2_fh *fh,
+			    const struct v4l2_event_subscription *sub)
+{
+	switch (sub->type) {
+	case V4L2_EVENT_CTRL:
+		return v4l2_ctrl_subscribe_event(fh, sub);
+	case V4L2_EVENT_SOURCE_CHANGE:
+		return v4l2_src_change_event_subscribe(fh, sub);
+	case V4L2_EVENT_EOS:
+	case V4L2_EVENT_FRAME_SYNC:
+		return v4l2_event_subscribe(fh, sub, VIVPOLL_EVENT_ELEMS, NULL);
+	default:
+		return -EINVAL;
+	}
+}

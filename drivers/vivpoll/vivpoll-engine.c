@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The simulated capture DMA engine
+ *
+ * The engine is a kthread, not an hrtimer. Filling a large frame with the
+ * test pattern generator takes milliseconds, and many times that on an
+ * emulated CPU: far too long for the hard-irq context of an hrtimer
+ * callback, which would then need a workqueue hop for every frame. A
+ * kthread that sleeps until an absolute CLOCK_MONOTONIC deadline with
+ * schedule_hrtimeout_range() gets the same precise wakeups, may sleep on
+ * gen_lock while it fills a buffer, and kthread_stop() gives
+ * stop_streaming a simple synchronous stop.
+ *
+ * Frame slot n of a run is due at start + n * timeperframe; the engine
+ * never sleeps for a fixed time, so the frame rate does not drift. Every
+ * slot queues a V4L2_EVENT_FRAME_SYNC event, then fills the oldest queued
+ * buffer or, if no buffer is queued before the next slot is due, counts a
+ * drop. The sequence number advances in both cases, so drops show up as
+ * sequence gaps. The buffer timestamp is the due time of its slot, the
+ * start of the frame.
+ *
+ * Only the application can cause drops: when the engine thread itself
+ * wakes up a whole frame interval or more late, it moves its start time
+ * by that delay (see vivpoll_time_base_shift_ns()) rather than producing
+ * the missed slots in a burst or counting them as dropped.
+ */
+
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/sched.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
+#include <media/v4l2-event.h>
+
+#include "vivpoll-core.h"
+#include "vivpoll-engine.h"
+#include "vivpoll-trace.h"
+
+/* Take the oldest buffer queued to the driver, if any */
+static struct vivpoll_buffer *vivpoll_engine_take_buffer(struct vivpoll_dev *dev)
+{
+	struct vivpoll_buffer *buf;
+
+	spin_lock(&dev->lock);
+	buf = list_first_entry_or_null(&dev->buf_list, struct vivpoll_buffer,
+				       list);
+	if (buf)
+		list_del(&buf->list);
+	spin_unlock(&dev->lock);
+	return buf;
+}
+
+static bool vivpoll_engine_have_buffer(struct vivpoll_dev *dev)
+{
+	bool have;
+
+	spin_lock(&dev->lock);
+	have = !list_empty(&dev->buf_list);
+	spin_unlock(&dev->lock);
+	return have;
+}
+
+/*
+ * Sleep until @until_ns (CLOCK_MONOTONIC) or, if @want_buffer, until a
+ * buffer is queued. Return true if the thread is asked to stop.
+ */
+static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
+				bool want_buffer)
+{
+	ktime_t expires = ns_to_ktime(until_ns);
+	bool stop = false;
+	DEFINE_WAIT(wait);
+
+	for (;;) {
+		prepare_to_wait(&dev->engine_wq, &wait, TASK_INTERRUPTIBLE);
+		if (kthread_should_stop()) {
+			stop = true;
+			break;
+		}
+		if (ktime_get_ns() >= until_ns)
+			break;
+		if (want_buffer && vivpoll_engine_have_buffer(dev))
+			break;
+		schedule_hrtimeout_range(&expires, 0, HRTIMER_MODE_ABS);
+	}
+	finish_wait(&dev->engine_wq, &wait);
+	return stop;
+}
+
+static void vivpoll_engine_fill(struct vivpoll_dev *dev,
+				struct vivpoll_buffer *buf, u8 *vbuf)
+{
+	const struct vivpoll_run *run = &dev->run;
+	struct tpg_data *tpg = &dev->tpg;
+	u8 *basep[TPG_MAX_PLANES][2];
+	u64 ts = buf->vb.vb2_buf.timestamp;
+	u32 ms, rem_ns;
+	bool no_signal;
+	char str[48];
+	u64 secs;
+
+	ms = div_u64(ts - run->stream_start_ns, NSEC_PER_MSEC);
+	secs = div_u64_rem(ts, NSEC_PER_SEC, &rem_ns);
+
+	mutex_lock(&dev->gen_lock);
+	no_signal = dev->input == VIVPOLL_INPUT_HDMI && !dev->hdmi_signal;
+	tpg_s_quality(tpg, no_signal ? TPG_QUAL_NOISE : TPG_QUAL_COLOR, 0);
+	tpg_calc_text_basep(tpg, basep, 0, vbuf);
+	tpg_fill_plane_buffer(tpg, 0, 0, vbuf);
+
+	snprintf(str, sizeof(str), " %02u:%02u:%02u.%03u frame %u",
+		 ms / 3600000 % 100, ms / 60000 % 60, ms / 1000 % 60,
+		 ms % 1000, buf->vb.sequence);
+	tpg_gen_text(tpg, basep, 16, 16, str);
+	snprintf(str, sizeof(str), " ts %llu.%06u", secs,
+		 rem_ns / (u32)NSEC_PER_USEC);
+	tpg_gen_text(tpg, basep, 32, 16, str);
+	snprintf(str, sizeof(str), " %s %s", dev->v4l2_dev.name,
+		 dev->input == VIVPOLL_INPUT_HDMI ? "HDMI" : "Camera");
+	tpg_gen_text(tpg, basep, 48, 16, str);
+	if (no_signal)
+		tpg_gen_text(tpg, basep, 64, 16, " NO SIGNAL");
+	mutex_unlock(&dev->gen_lock);
+}
+
+/* Produce the current frame slot: fill a buffer or count a drop */
+static void vivpoll_engine_tick(struct vivpoll_dev *dev)
+{
+	struct vivpoll_run *run = &dev->run;
+	struct v4l2_event ev = {
+		.type = V4L2_EVENT_FRAME_SYNC,
+		.u.frame_sync.frame_sequence = run->counts.sequence,
+	};
+	enum vb2_buffer_state state = VB2_BUF_STATE_DONE;
+	struct vivpoll_buffer *buf;
+	unsigned int index;
+	u32 sequence;
+	u8 *vbuf;
+
+	v4l2_event_queue(&dev->vdev, &ev);
+
+	/*
+	 * Like a DMA engine that latches its buffer when the frame is written
+	 * out, take a buffer queued at any time during the frame slot.
+	 */
+	buf = vivpoll_engine_take_buffer(dev);
+	if (!buf) {
+		u64 end = run->start_ns +
+			  vivpoll_frame_due_ns(run->slot + 1, &run->tpf);
+
+		if (vivpoll_engine_wait(dev, end, true))
+			return;
+		buf = vivpoll_engine_take_buffer(dev);
+	}
+
+	spin_lock(&dev->lock);
+	if (buf)
+		dev->stats.frames++;
+	else
+		dev->stats.drops++;
+	spin_unlock(&dev->lock);
+
+	sequence = vivpoll_count_slot(&run->counts, buf);
+	if (!buf) {
+		trace_vivpoll_frame(dev->inst, sequence, -1);
+		vivpoll_dbg(2, dev, "frame %u dropped, no buffer\n", sequence);
+		goto next;
+	}
+
+	index = buf->vb.vb2_buf.index;
+	buf->vb.sequence = sequence;
+	buf->vb.field = V4L2_FIELD_NONE;
+	buf->vb.vb2_buf.timestamp = run->start_ns +
+				    vivpoll_frame_due_ns(run->slot, &run->tpf);
+	vbuf = vb2_plane_vaddr(&buf->vb.vb2_buf, 0);
+	if (vbuf)
+		vivpoll_engine_fill(dev, buf, vbuf);
+	else
+		state = VB2_BUF_STATE_ERROR;
+	trace_vivpoll_frame(dev->inst, sequence, index);
+	vb2_buffer_done(&buf->vb.vb2_buf, state);
+
+next:
+	run->slot++;
+}
+
+/*
+ * Pick up a frame interval changed by VIDIOC_S_PARM while streaming: the
+ * next slot stays due when the old interval said, the slots after it are
+ * counted with the new interval from there.
+ */
+static void vivpoll_engine_update_interval(struct vivpoll_dev *dev)
+{
+	struct vivpoll_run *run = &dev->run;
+	struct v4l2_fract tpf;
+
+	mutex_lock(&dev->gen_lock);
+	tpf = dev->timeperframe;
+	mutex_unlock(&dev->gen_lock);
+
+	if (tpf.numerator == run->tpf.numerator &&
+	    tpf.denominator == run->tpf.denominator)
+		return;
+	run->start_ns += vivpoll_frame_due_ns(run->slot, &run->tpf);
+	run->slot = 0;
+	run->tpf = tpf;
+}
+
+static int vivpoll_engine_thread(void *data)
+{
+	struct vivpoll_dev *dev = data;
+	struct vivpoll_run *run = &dev->run;
+
+	vivpoll_dbg(1, dev, "engine thread started\n");
+	for (;;) {
+		u64 due = run->start_ns +
+			  vivpoll_frame_due_ns(run->slot, &run->tpf);
+		u64 shift;
+
+		if (vivpoll_engine_wait(dev, due, false))
+			break;
+		shift = vivpoll_time_base_shift_ns(run->slot,
+						   ktime_get_ns() - run->start_ns,
+						   &run->tpf);
+		if (shift) {
+			run->start_ns += shift;
+			vivpoll_dbg(1, dev, "engine was held up for %llu us\n",
+				    div_u64(shift, NSEC_PER_USEC));
+		}
+		vivpoll_engine_tick(dev);
+		vivpoll_engine_update_interval(dev);
+		cond_resched();
+	}
+	vivpoll_dbg(1, dev, "engine thread stopped\n");
+	return 0;
+}
+
+/*
+ * Start the engine. Only called from the vb2 start_streaming op, with the
+ * queue lock held: by VIDIOC_STREAMON, read() or a poll() for POLLIN.
+ */
+int vivpoll_engine_start(struct vivpoll_dev *dev)
+{
+	struct vivpoll_run *run = &dev->run;
+	struct task_struct *thread;
+
+	if (WARN_ON(dev->engine))
+		return -EBUSY;
+
+	memset(run, 0, sizeof(*run));
+	mutex_lock(&dev->gen_lock);
+	run->tpf = dev->timeperframe;
+	mutex_unlock(&dev->gen_lock);
+	run->start_ns = ktime_get_ns();
+	run->stream_start_ns = run->start_ns;
+
+	spin_lock(&dev->lock);
+	dev->stats.engine_starts++;
+	dev->stats.engine_running = true;
+	spin_unlock(&dev->lock);
+	trace_vivpoll_engine_start(dev->inst);
+
+	thread = kthread_run(vivpoll_engine_thread, dev, "%s-engine",
+			     dev->v4l2_dev.name);
+	if (IS_ERR(thread)) {
+		v4l2_err(&dev->v4l2_dev, "cannot start the engine thread\n");
+		spin_lock(&dev->lock);
+		dev->stats.engine_running = false;
+		spin_unlock(&dev->lock);
+		trace_vivpoll_engine_stop(dev->inst, 0, 0);
+		return PTR_ERR(thread);
+	}
+	dev->engine = thread;
+	return 0;
+}
+
+/* Stop the engine; called from the vb2 stop_streaming op */
+void vivpoll_engine_stop(struct vivpoll_dev *dev)
+{
+	struct vivpoll_run *run = &dev->run;
+
+	if (!dev->engine)
+		return;
+
+	kthread_stop(dev->engine);
+	dev->engine = NULL;
+
+	spin_lock(&dev->lock);
+	dev->stats.engine_running = false;
+	spin_unlock(&dev->lock);
+	trace_vivpoll_engine_stop(dev->inst, run->counts.frames,
+				  run->counts.drops);
+	vivpoll_dbg(1, dev, "engine stopped after %llu frames, %llu drops\n",
+		    run->counts.frames, run->counts.drops);
+}
+
+/* Hand all buffers still owned by the driver back to vb2 */
+void vivpoll_engine_return_buffers(struct vivpoll_dev *dev,
+				   enum vb2_buffer_state state)
+{
+	struct vivpoll_buffer *buf, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock(&dev->lock);
+	list_splice_init(&dev->buf_list, &list);
+	spin_unlock(&dev->lock);
+
+	list_for_each_entry_safe(buf, tmp, &list, list) {
+		list_del(&buf->list);
+		vb2_buffer_done(&buf->vb.vb2_buf, state);
+	}
+}

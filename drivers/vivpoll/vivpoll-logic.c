@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Pure helpers of the vivpoll driver
+ *
+ * Format arithmetic, frame timing arithmetic and the rule that decides
+ * whether a poll() can start the capture engine. None of this touches
+ * device state, so the KUnit suite links the same object.
+ */
+
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/time64.h>
+#include <media/v4l2-common.h>
+
+#include "vivpoll-logic.h"
+
+/* The first entry is the default format */
+const struct vivpoll_fmt vivpoll_formats[VIVPOLL_NUM_FORMATS] = {
+	{ .fourcc = V4L2_PIX_FMT_YUYV,   .bpp = 16, .is_yuv = true },
+	{ .fourcc = V4L2_PIX_FMT_UYVY,   .bpp = 16, .is_yuv = true },
+	{ .fourcc = V4L2_PIX_FMT_RGB24,  .bpp = 24 },
+	{ .fourcc = V4L2_PIX_FMT_BGR24,  .bpp = 24 },
+	{ .fourcc = V4L2_PIX_FMT_XBGR32, .bpp = 32 },
+	{ .fourcc = V4L2_PIX_FMT_RGB565, .bpp = 16 },
+	{ .fourcc = V4L2_PIX_FMT_GREY,   .bpp = 8,  .is_yuv = true },
+};
+
+/* Discrete frame sizes, in increasing order */
+const struct v4l2_frmsize_discrete vivpoll_sizes[VIVPOLL_NUM_SIZES] = {
+	{  320,  240 },
+	{  640,  480 },
+	{ 1280,  720 },
+	{ 1920, 1080 },
+};
+
+/* Discrete frame intervals, fastest first; 1/30 s is the default */
+const struct v4l2_fract vivpoll_intervals[VIVPOLL_NUM_INTERVALS] = {
+	{ 1, 60 },
+	{ 1, 50 },
+	{ 1, 30 },
+	{ 1, 25 },
+	{ 1, 15 },
+	{ 1, 10 },
+	{ 1, 5 },
+};
+
+const struct vivpoll_fmt *vivpoll_find_format(u32 fourcc)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vivpoll_formats); i++)
+		if (vivpoll_formats[i].fourcc == fourcc)
+			return &vivpoll_formats[i];
+	return NULL;
+}
+
+u32 vivpoll_bytesperline(const struct vivpoll_fmt *fmt, u32 width)
+{
+	return width * fmt->bpp / 8;
+}
+
+u32 vivpoll_sizeimage(const struct vivpoll_fmt *fmt, u32 width, u32 height)
+{
+	return vivpoll_bytesperline(fmt, width) * height;
+}
+
+/*
+ * Return the supported frame size closest to @width x @height. The values
+ * are clamped first: v4l2_find_nearest_size() computes differences in int.
+ */
+const struct v4l2_frmsize_discrete *vivpoll_nearest_size(u32 width,
+							 u32 height)
+{
+	const struct v4l2_frmsize_discrete *min = &vivpoll_sizes[0];
+	const struct v4l2_frmsize_discrete *max =
+		&vivpoll_sizes[ARRAY_SIZE(vivpoll_sizes) - 1];
+
+	width = clamp(width, min->width, max->width);
+	height = clamp(height, min->height, max->height);
+	return v4l2_find_nearest_size(vivpoll_sizes, ARRAY_SIZE(vivpoll_sizes),
+				      width, height, width, height);
+}
+
+bool vivpoll_size_is_valid(u32 width, u32 height)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vivpoll_sizes); i++)
+		if (vivpoll_sizes[i].width == width &&
+		    vivpoll_sizes[i].height == height)
+			return true;
+	return false;
+}
+
+static u64 vivpoll_fract_ns(const struct v4l2_fract *f)
+{
+	return div_u64((u64)f->numerator * NSEC_PER_SEC, f->denominator);
+}
+
+/*
+ * Return the index of the supported frame interval closest to @tpf. An
+ * invalid interval (zero numerator or denominator) selects the default.
+ */
+unsigned int vivpoll_nearest_interval(const struct v4l2_fract *tpf)
+{
+	unsigned int best = VIVPOLL_DEF_INTERVAL;
+	u64 best_diff = U64_MAX;
+	unsigned int i;
+	u64 want;
+
+	if (!tpf->numerator || !tpf->denominator)
+		return VIVPOLL_DEF_INTERVAL;
+
+	want = vivpoll_fract_ns(tpf);
+	for (i = 0; i < ARRAY_SIZE(vivpoll_intervals); i++) {
+		u64 ns = vivpoll_fract_ns(&vivpoll_intervals[i]);
+		u64 diff = ns > want ? ns - want : want - ns;
+
+		if (diff < best_diff) {
+			best_diff = diff;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/*
+ * vb2_core_poll() starts the read() emulator, and with it streaming, when
+ * the caller asks for POLLIN or POLLRDNORM on a capture queue that has no
+ * buffers yet. A NULL poll table reads as "all events requested", which is
+ * how a select() waiting only for exceptions (POLLPRI) used to start the
+ * engine before poll_requested_events() existed.
+ */
+bool vivpoll_poll_may_start_engine(__poll_t req_events, bool queue_busy)
+{
+	return (req_events & (EPOLLIN | EPOLLRDNORM)) && !queue_busy;
+}
+
+/*
+ * Account one frame slot and return its sequence number. The sequence
+ * number advances for dropped slots too, so that drops show up as gaps.
+ */
+u32 vivpoll_count_slot(struct vivpoll_counts *counts, bool filled)
+{
+	if (filled)
+		counts->frames++;
+	else
+		counts->drops++;
+	return counts->sequence++;
+}
+
+/* Time of frame slot @slot relative to the start of the stream */
+u64 vivpoll_frame_due_ns(u64 slot, const struct v4l2_fract *tpf)
+{
+	return div_u64(slot * tpf->numerator * NSEC_PER_SEC, tpf->denominator);
+}
+
+/*
+ * The engine is about to produce frame slot @slot, @elapsed_ns after the
+ * start of its time base. If it gets there a whole frame interval or more
+ * after the slot was due, then the engine itself was held up (an overloaded
+ * or emulated CPU), not the application: producing the missed slots in a
+ * burst would only run out of buffers and turn the engine's own delay into
+ * drops. Return by how much to move the time base so that the slot is due
+ * now instead; zero when the engine is on time or only a little late.
+ */
+u64 vivpoll_time_base_shift_ns(u64 slot, u64 elapsed_ns,
+			       const struct v4l2_fract *tpf)
+{
+	u64 due = vivpoll_frame_due_ns(slot, tpf);
+
+	if (elapsed_ns < due + vivpoll_frame_due_ns(1, tpf))
+		return 0;
+	return elapsed_ns - due;
+}

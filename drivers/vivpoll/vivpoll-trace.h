@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Tracepoints of the vivpoll capture driver
+ */
+
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM vivpoll
+
+#if !defined(_VIVPOLL_TRACE_H_) || defined(TRACE_HEADER_MULTI_READ)
+#define _VIVPOLL_TRACE_H_
+
+#include <linux/tracepoint.h>
+#include <linux/types.h>
+
+/* The poll masks are passed as u32: __poll_t is a sparse bitwise type */
+TRACE_EVENT(vivpoll_poll,
+	    TP_PROTO(unsigned int inst, u32 req, u32 ret),
+	    TP_ARGS(inst, req, ret),
+	    TP_STRUCT__entry(__field(unsigned int, inst)
+			     __field(u32, req)
+			     __field(u32, ret)),
+	    TP_fast_assign(__entry->inst = inst;
+			   __entry->req = req;
+			   __entry->ret = ret;),
+	    TP_printk("inst=%u req=0x%08x ret=0x%08x",
+		      __entry->inst, __entry->req, __entry->ret)
+);
+
+TRACE_EVENT(vivpoll_engine_start,
+	    TP_PROTO(unsigned int inst),
+	    TP_ARGS(inst),
+	    TP_STRUCT__entry(__field(unsigned int, inst)),
+	    TP_fast_assign(__entry->inst = inst;),
+	    TP_printk("inst=%u", __entry->inst)
+);
+
+TRACE_EVENT(vivpoll_engine_stop,
+	    TP_PROTO(unsigned int inst, u64 frames, u64 drops),
+	    TP_ARGS(inst, frames, drops),
+	    TP_STRUCT__entry(__field(unsigned int, inst)
+			     __field(u64, frames)
+			     __field(u64, drops)),
+	    TP_fast_assign(__entry->inst = inst;
+			   __entry->frames = frames;
+			   __entry->drops = drops;),
+	    TP_printk("inst=%u frames=%llu drops=%llu",
+		      __entry->inst, __entry->frames, __entry->drops)
+);
+
+/* @index is the index of the filled buffer, -1 for a dropped frame slot */
+TRACE_EVENT(vivpoll_frame,
+	    TP_PROTO(unsigned int inst, u32 sequence, int index),
+	    TP_ARGS(inst, sequence, index),
+	    TP_STRUCT__entry(__field(unsigned int, inst)
+			     __field(u32, sequence)
+			     __field(int, index)),
+	    TP_fast_assign(__entry->inst = inst;
+			   __entry->sequence = sequence;
+			   __entry->index = index;),
+	    TP_printk("inst=%u seq=%u buf=%d%s",
+		      __entry->inst, __entry->sequence, __entry->index,
+		      __entry->index < 0 ? " dropped" : "")
+);
+
+#endif /* _VIVPOLL_TRACE_H_ */
+
+/*
+ * This part must be outside the header guard. The file name comes from
+ * Kbuild as VIVPOLL_TRACE_FILE (vivpoll-trace), the path from -I$(src).
+ */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE VIVPOLL_TRACE_FILE
+#include <trace/define_trace.h>

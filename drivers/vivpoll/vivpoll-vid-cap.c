@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Video capture queue, formats and ioctls
+ *
+ * A single-planar capture queue with MMAP, USERPTR, DMABUF and read() I/O
+ * on vmalloc buffers. The formats are packed YUV, RGB and GREY at a few
+ * discrete frame sizes and frame intervals. The .poll file operation
+ * records the events the caller asked for before it hands over to
+ * vb2_fop_poll(), which may start the read() emulator and so the engine.
+ */
+
+#include <linux/kernel.h>
+#include <linux/videodev2.h>
+#include <media/v4l2-common.h>
+#include <media/v4l2-event.h>
+#include <media/v4l2-fh.h>
+#include <media/videobuf2-vmalloc.h>
+
+#include "vivpoll-core.h"
+#include "vivpoll-ctrls.h"
+#include "vivpoll-engine.h"
+#include "vivpoll-trace.h"
+#include "vivpoll-vid-cap.h"
+
+static const char * const vivpoll_input_names[VIVPOLL_NUM_INPUTS] = {
+	[VIVPOLL_INPUT_CAMERA] = "Camera",
+	[VIVPOLL_INPUT_HDMI] = "HDMI",
+};
+
+/* vb2 queue operations, all called with dev->mutex held */
+
+static int vid_cap_queue_setup(struct vb2_queue *vq, unsigned int *nbuffers,
+			       unsigned int *nplanes, unsigned int sizes[],
+			       struct device *alloc_devs[])
+{
+	struct vivpoll_dev *dev = vb2_get_drv_priv(vq);
+
+	if (vq->num_buffers + *nbuffers < VIVPOLL_MIN_BUFFERS)
+		*nbuffers = VIVPOLL_MIN_BUFFERS - vq->num_buffers;
+
+	if (*nplanes)
+		return *nplanes != 1 || sizes[0] < dev->sizeimage ? -EINVAL : 0;
+
+	*nplanes = 1;
+	sizes[0] = dev->sizeimage;
+	return 0;
+}
+
+static int vid_cap_buf_prepare(struct vb2_buffer *vb)
+{
+	struct vivpoll_dev *dev = vb2_get_drv_priv(vb->vb2_queue);
+
+	if (vb2_plane_size(vb, 0) < dev->sizeimage) {
+		vivpoll_dbg(1, dev, "buffer too small (%lu < %u)\n",
+			    vb2_plane_size(vb, 0), dev->sizeimage);
+		return -EINVAL;
+	}
+	vb2_set_plane_payload(vb, 0, dev->sizeimage);
+	return 0;
+}
+
+static void vid_cap_buf_queue(struct vb2_buffer *vb)
+{
+	struct vivpoll_dev *dev = vb2_get_drv_priv(vb->vb2_queue);
+	struct vivpoll_buffer *buf = to_vivpoll_buffer(to_vb2_v4l2_buffer(vb));
+
+	spin_lock(&dev->lock);
+	list_add_tail(&buf->list, &dev->buf_list);
+	spin_unlock(&dev->lock);
+	wake_up(&dev->engine_wq);
+}
+
+static int vid_cap_start_streaming(struct vb2_queue *vq, unsigned int count)
+{
+	struct vivpoll_dev *dev = vb2_get_drv_priv(vq);
+	int ret;
+
+	ret = vivpoll_engine_start(dev);
+	if (ret)
+		vivpoll_engine_return_buffers(dev, VB2_BUF_STATE_QUEUED);
+	return ret;
+}
+
+static void vid_cap_stop_streaming(struct vb2_queue *vq)
+{
+	struct vivpoll_dev *dev = vb2_get_drv_priv(vq);
+
+	vivpoll_engine_stop(dev);
+	vivpoll_engine_return_buffers(dev, VB2_BUF_STATE_ERROR);
+}
+
+static const struct vb2_ops vid_cap_qops = {
+	.queue_setup = vid_cap_queue_setup,
+	.buf_prepare = vid_cap_buf_prepare,
+	.buf_queue = vid_cap_buf_queue,
+	.start_streaming = vid_cap_start_streaming,
+	.stop_streaming = vid_cap_stop_streaming,
+	.wait_prepare = vb2_ops_wait_prepare,
+	.wait_finish = vb2_ops_wait_finish,
+};
+
+/* Formats */
+
+static void vid_cap_fill_pix(struct v4l2_pix_format *pix,
+			     const struct vivpoll_fmt *fmt,
+			     u32 width, u32 height)
+{
+	pix->width = width;
+	pix->height = height;
+	pix->pixelformat = fmt->fourcc;
+	pix->field = V4L2_FIELD_NONE;
+	pix->bytesperline = vivpoll_bytesperline(fmt, width);
+	pix->sizeimage = vivpoll_sizeimage(fmt, width, height);
+	pix->colorspace = V4L2_COLORSPACE_SRGB;
+	pix->xfer_func = V4L2_MAP_XFER_FUNC_DEFAULT(pix->colorspace);
+	pix->ycbcr_enc = V4L2_MAP_YCBCR_ENC_DEFAULT(pix->colorspace);
+	pix->quantization = V4L2_MAP_QUANTIZATION_DEFAULT(!fmt->is_yuv,
+							  pix->colorspace,
+							  pix->ycbcr_enc);
+	pix->flags = 0;
+}
+
+/* Make @fmt at @width x @height current; called with gen_lock held */
+static void vid_cap_set_format(struct vivpoll_dev *dev,
+			       const struct vivpoll_fmt *fmt,
+			       u32 width, u32 height)
+{
+	struct tpg_data *tpg = &dev->tpg;
+	const struct v4l2_rect rect = { 0, 0, width, height };
+
+	dev->fmt = fmt;
+	dev->width = width;
+	dev->height = height;
+	dev->bytesperline = vivpoll_bytesperline(fmt, width);
+	dev->sizeimage = vivpoll_sizeimage(fmt, width, height);
+
+	tpg_s_fourcc(tpg, fmt->fourcc);
+	tpg_reset_source(tpg, width, height, V4L2_FIELD_NONE);
+	tpg_s_bytesperline(tpg, 0, dev->bytesperline);
+	tpg_s_buf_height(tpg, height);
+	tpg_s_field(tpg, V4L2_FIELD_NONE, false);
+	tpg_s_crop_compose(tpg, &rect, &rect);
+	tpg_update_mv_step(tpg);
+}
+
+static int vid_cap_querycap(struct file *file, void *priv,
+			    struct v4l2_capability *cap)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+
+	strscpy(cap->driver, VIVPOLL_NAME, sizeof(cap->driver));
+	strscpy(cap->card, VIVPOLL_NAME, sizeof(cap->card));
+	snprintf(cap->bus_info, sizeof(cap->bus_info), "platform:%s",
+		 dev->v4l2_dev.name);
+	return 0;
+}
+
+static int vid_cap_enum_fmt(struct file *file, void *priv,
+			    struct v4l2_fmtdesc *f)
+{
+	if (f->index >= ARRAY_SIZE(vivpoll_formats))
+		return -EINVAL;
+	f->pixelformat = vivpoll_formats[f->index].fourcc;
+	return 0;
+}
+
+static int vid_cap_g_fmt(struct file *file, void *priv, struct v4l2_format *f)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+
+	vid_cap_fill_pix(&f->fmt.pix, dev->fmt, dev->width, dev->height);
+	return 0;
+}
+
+static int vid_cap_try_fmt(struct file *file, void *priv,
+			   struct v4l2_format *f)
+{
+	struct v4l2_pix_format *pix = &f->fmt.pix;
+	const struct v4l2_frmsize_discrete *size;
+	const struct vivpoll_fmt *fmt;
+
+	fmt = vivpoll_find_format(pix->pixelformat);
+	if (!fmt)
+		fmt = &vivpoll_formats[0];
+	size = vivpoll_nearest_size(pix->width, pix->height);
+	vid_cap_fill_pix(pix, fmt, size->width, size->height);
+	return 0;
+}
+
+static int vid_cap_s_fmt(struct file *file, void *priv, struct v4l2_format *f)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+	struct v4l2_pix_format *pix = &f->fmt.pix;
+	int ret;
+
+	ret = vid_cap_try_fmt(file, priv, f);
+	if (ret)
+		return ret;
+	if (vb2_is_busy(&dev->queue))
+		return -EBUSY;
+
+	mutex_lock(&dev->gen_lock);
+	vid_cap_set_format(dev, vivpoll_find_format(pix->pixelformat),
+			   pix->width, pix->height);
+	mutex_unlock(&dev->gen_lock);
+	return 0;
+}
+
+static int vid_cap_enum_framesizes(struct file *file, void *priv,
+				   struct v4l2_frmsizeenum *fsize)
+{
+	if (!vivpoll_find_format(fsize->pixel_format))
+		return -EINVAL;
+	if (fsize->index >= ARRAY_SIZE(vivpoll_sizes))
+		return -EINVAL;
+	fsize->type = V4L2_FRMSIZE_TYPE_DISCRETE;
+	fsize->discrete = vivpoll_sizes[fsize->index];
+	return 0;
+}
+
+static int vid_cap_enum_frameintervals(struct file *file, void *priv,
+				       struct v4l2_frmivalenum *fival)
+{
+	if (!vivpoll_find_format(fival->pixel_format))
+		return -EINVAL;
+	if (!vivpoll_size_is_valid(fival->width, fival->height))
+		return -EINVAL;
+	if (fival->index >= ARRAY_SIZE(vivpoll_intervals))
+		return -EINVAL;
+	fival->type = V4L2_FRMIVAL_TYPE_DISCRETE;
+	fival->discrete = vivpoll_intervals[fival->index];
+	return 0;
+}
+
+static int vid_cap_g_parm(struct file *file, void *priv,
+			  struct v4l2_streamparm *parm)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+	struct v4l2_captureparm *cp = &parm->parm.capture;
+
+	if (parm->type != V4L2_BUF_TYPE_VIDEO_CAPTURE)
+		return -EINVAL;
+
+	cp->capability = V4L2_CAP_TIMEPERFRAME;
+	cp->capturemode = 0;
+	cp->timeperframe = dev->timeperframe;
+	cp->extendedmode = 0;
+	cp->readbuffers = VIVPOLL_MIN_BUFFERS;
+	return 0;
+}
+
+/* Allowed while streaming: the engine picks the new interval up */
+static int vid_cap_s_parm(struct file *file, void *priv,
+			  struct v4l2_streamparm *parm)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+	unsigned int i;
+
+	if (parm->type != V4L2_BUF_TYPE_VIDEO_CAPTURE)
+		return -EINVAL;
+
+	i = vivpoll_nearest_interval(&parm->parm.capture.timeperframe);
+	mutex_lock(&dev->gen_lock);
+	dev->timeperframe = vivpoll_intervals[i];
+	mutex_unlock(&dev->gen_lock);
+	return vid_cap_g_parm(file, priv, parm);
+}
+
+static int vid_cap_enum_input(struct file *file, void *priv,
+			      struct v4l2_input *inp)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+
+	if (inp->index >= VIVPOLL_NUM_INPUTS)
+		return -EINVAL;
+
+	inp->type = V4L2_INPUT_TYPE_CAMERA;
+	strscpy(inp->name, vivpoll_input_names[inp->index], sizeof(inp->name));
+	if (inp->index == VIVPOLL_INPUT_HDMI) {
+		mutex_lock(&dev->gen_lock);
+		if (!dev->hdmi_signal)
+			inp->status = V4L2_IN_ST_NO_SIGNAL;
+		mutex_unlock(&dev->gen_lock);
+	}
+	return 0;
+}
+
+static int vid_cap_g_input(struct file *file, void *priv, unsigned int *i)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+
+	*i = dev->input;
+	return 0;
+}
+
+static int vid_cap_s_input(struct file *file, void *priv, unsigned int i)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+
+	if (i >= VIVPOLL_NUM_INPUTS)
+		return -EINVAL;
+	if (i == dev->input)
+		return 0;
+	if (vb2_is_busy(&dev->queue))
+		return -EBUSY;
+
+	mutex_lock(&dev->gen_lock);
+	dev->input = i;
+	mutex_unlock(&dev->gen_lock);
+	return 0;
+}
+
+static int vid_cap_log_status(struct file *file, void *priv)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+	struct vivpoll_stats stats;
+	bool hdmi_signal;
+
+	mutex_lock(&dev->gen_lock);
+	hdmi_signal = dev->hdmi_signal;
+	mutex_unlock(&dev->gen_lock);
+	vivpoll_get_stats(dev, &stats);
+
+	v4l2_info(&dev->v4l2_dev, "input: %s, HDMI signal: %s\n",
+		  vivpoll_input_names[dev->input], hdmi_signal ? "yes" : "no");
+	v4l2_info(&dev->v4l2_dev, "format: %p4cc %ux%u, %u/%u s per frame\n",
+		  &dev->fmt->fourcc, dev->width, dev->height,
+		  dev->timeperframe.numerator, dev->timeperframe.denominator);
+	v4l2_info(&dev->v4l2_dev,
+		  "engine: %s, %llu starts, %llu frames, %llu drops\n",
+		  stats.engine_running ? "running" : "stopped",
+		  stats.engine_starts, stats.frames, stats.drops);
+	v4l2_info(&dev->v4l2_dev,
+		  "poll: %llu calls, last events 0x%08x, seen 0x%08x\n",
+		  stats.poll_calls, (__force u32)stats.poll_req_last,
+		  (__force u32)stats.poll_req_seen);
+	return v4l2_ctrl_log_status(file, priv);
+}
+
+static __poll_t vivpoll_poll(struct file *file, poll_table *wait)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+	__poll_t req = poll_requested_events(wait);
+	__poll_t res;
+
+	spin_lock(&dev->lock);
+	dev->stats.poll_calls++;
+	dev->stats.poll_req_last = req;
+	dev->stats.poll_req_seen |= req;
+	spin_unlock(&dev->lock);
+
+	/* An unlocked peek at the queue, only used for a debug message */
+	if (vivpoll_poll_may_start_engine(req, READ_ONCE(dev->queue.num_buffers)))
+		vivpoll_dbg(1, dev, "poll for events 0x%08x may start read()\n",
+			    (__force u32)req);
+
+	res = vb2_fop_poll(file, wait);
+	trace_vivpoll_poll(dev->inst, (__force u32)req, (__force u32)res);
+	return res;
+}
+
+const struct v4l2_file_operations vivpoll_fops = {
+	.owner = THIS_MODULE,
+	.open = v4l2_fh_open,
+	.release = vb2_fop_release,
+	.read = vb2_fop_read,
+	.poll = vivpoll_poll,
+	.unlocked_ioctl = video_ioctl2,
+	.mmap = vb2_fop_mmap,
+};
+
+const struct v4l2_ioctl_ops vivpoll_ioctl_ops = {
+	.vidioc_querycap = vid_cap_querycap,
+	.vidioc_enum_fmt_vid_cap = vid_cap_enum_fmt,
+	.vidioc_g_fmt_vid_cap = vid_cap_g_fmt,
+	.vidioc_try_fmt_vid_cap = vid_cap_try_fmt,
+	.vidioc_s_fmt_vid_cap = vid_cap_s_fmt,
+	.vidioc_enum_framesizes = vid_cap_enum_framesizes,
+	.vidioc_enum_frameintervals = vid_cap_enum_frameintervals,
+	.vidioc_g_parm = vid_cap_g_parm,
+	.vidioc_s_parm = vid_cap_s_parm,
+
+	.vidioc_enum_input = vid_cap_enum_input,
+	.vidioc_g_input = vid_cap_g_input,
+	.vidioc_s_input = vid_cap_s_input,
+
+	.vidioc_reqbufs = vb2_ioctl_reqbufs,
+	.vidioc_create_bufs = vb2_ioctl_create_bufs,
+	.vidioc_prepare_buf = vb2_ioctl_prepare_buf,
+	.vidioc_querybuf = vb2_ioctl_querybuf,
+	.vidioc_qbuf = vb2_ioctl_qbuf,
+	.vidioc_dqbuf = vb2_ioctl_dqbuf,
+	.vidioc_expbuf = vb2_ioctl_expbuf,
+	.vidioc_streamon = vb2_ioctl_streamon,
+	.vidioc_streamoff = vb2_ioctl_streamoff,
+
+	.vidioc_log_status = vid_cap_log_status,
+	.vidioc_subscribe_event = vivpoll_subscribe_event,
+	.vidioc_unsubscribe_event = v4l2_event_unsubscribe,
+};
+
+/* Set up the default format, input and frame interval */
+void vivpoll_vid_cap_init(struct vivpoll_dev *dev)
+{
+	mutex_lock(&dev->gen_lock);
+	dev->input = VIVPOLL_INPUT_CAMERA;
+	dev->hdmi_signal = true;
+	dev->timeperframe = vivpoll_intervals[VIVPOLL_DEF_INTERVAL];
+	vid_cap_set_format(dev, &vivpoll_formats[0], 640, 480);
+	mutex_unlock(&dev->gen_lock);
+}
+
+int vivpoll_vid_cap_queue_init(struct vivpoll_dev *dev)
+{
+	struct vb2_queue *q = &dev->queue;
+
+	q->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	q->io_modes = VB2_MMAP | VB2_USERPTR | VB2_DMABUF | VB2_READ;
+	q->drv_priv = dev;
+	q->buf_struct_size = sizeof(struct vivpoll_buffer);
+	q->ops = &vid_cap_qops;
+	q->mem_ops = &vb2_vmalloc_memops;
+	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
+			     V4L2_BUF_FLAG_TSTAMP_SRC_SOE;
+	q->lock = &dev->mutex;
+	q->dev = dev->v4l2_dev.dev;
+	return vb2_queue_init(q);
+}

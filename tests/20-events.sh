@@ -1,0 +1,83 @@
+#!/bin/sh
+# vivpoll-events: an event-only client (select on exceptfds only) receives
+# control, source change and EOS events and never starts the engine. With
+# fs.poll_legacy_null_table=1 the same client starts it, and says so.
+n=0 fails=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+expect() { # expect DESCRIPTION COMMAND...: ok if the command succeeds
+	d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+diag() { sed 's/^/# /'; }
+out=/tmp/20-events.out
+sysctl=/proc/sys/fs/poll_legacy_null_table
+
+echo "TAP version 13"
+rmmod vivpoll 2> /dev/null
+modprobe vivpoll || { not_ok "modprobe vivpoll"; echo "1..$n"; exit 1; }
+dev=$(for d in /dev/video*; do
+	v4l2-ctl -d "$d" --info 2> /dev/null | grep -q 'Driver name *: vivpoll' && echo "$d" && break
+done)
+[ -n "$dev" ] || { not_ok "a vivpoll device exists"; echo "1..$n"; exit 1; }
+[ -e "$sysctl" ] && echo 0 > "$sysctl"
+
+# 1. self-test: raises HDMI signal toggle, brightness change, EOS itself
+timeout 60 vivpoll-events --device "$dev" --self-test > "$out" 2>&1
+rc=$?
+diag < "$out"
+expect "vivpoll-events --self-test exits 0" [ "$rc" = 0 ]
+expect "source change event on input 1 (HDMI) received" \
+	grep -q 'source_change(input 1)=yes' "$out"
+expect "control event for brightness received" grep -q 'ctrl(brightness)=yes' "$out"
+expect "control event for the HDMI signal control received" \
+	grep -q 'ctrl(hdmi_signal)=yes' "$out"
+expect "EOS event received" grep -q 'eos=yes' "$out"
+expect "the events are printed with type, id and sequence" \
+	grep -q '^\[.*\] event [0-9]*: source_change input=1 seq=[0-9]* changes=0x1' "$out"
+expect "engine never ran while waiting on exceptfds only" \
+	grep -q '^engine: never ran' "$out"
+
+# 2. --count with an event raised from outside (v4l2-ctl, another fd)
+(sleep 1; v4l2-ctl -d "$dev" -c contrast=7) &
+timeout 30 vivpoll-events --device "$dev" --count 1 --timeout 10 > "$out" 2>&1
+rc=$?
+wait
+diag < "$out"
+expect "--count 1 returns after one event raised by v4l2-ctl" \
+	sh -c "[ $rc = 0 ] && grep -q 'ctrl id=0x0098090[01] (Contrast)' $out"
+v4l2-ctl -d "$dev" -c contrast=128
+
+# 3. --timeout with no events: returns, engine idle
+timeout 30 vivpoll-events --device "$dev" --timeout 0.5 > "$out" 2>&1
+rc=$?
+diag < "$out"
+expect "--timeout 0.5 without events exits 0 with 0 events" \
+	sh -c "[ $rc = 0 ] && grep -q '^events: 0' $out"
+
+# 4. bad arguments
+vivpoll-events --count x > "$out" 2>&1
+rc=$?
+expect "a bad --count is a usage error (exit 2)" [ "$rc" = 2 ]
+vivpoll-events --bogus > "$out" 2>&1
+rc=$?
+expect "an unknown option is a usage error (exit 2)" [ "$rc" = 2 ]
+
+# 5. the same client with the legacy switch on starts the engine: the
+#    watcher detects it and fails (this is the pre-v3.4 bug)
+if [ -e "$sysctl" ]; then
+	echo 1 > "$sysctl"
+	timeout 60 vivpoll-events --device "$dev" --self-test > "$out" 2>&1
+	rc=$?
+	echo 0 > "$sysctl"
+	diag < "$out"
+	expect "switch on: the watcher's select() starts the engine and vivpoll-events reports it" \
+		sh -c "[ $rc = 1 ] && grep -q 'FAIL: the engine started' $out"
+else
+	not_ok "switch on: $sysctl missing"
+fi
+
+# leave the default state
+rmmod vivpoll 2> /dev/null; modprobe vivpoll
+echo "1..$n"
+[ "$fails" = 0 ]
