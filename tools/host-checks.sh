@@ -64,3 +64,6 @@ if [ -f "$TOP/drivers/vivpoll/Kconfig" ]; then
 		echo "not ok - make series generates the in-tree series # $(tail -1 "$tmp/gen")"
 	fi
 fi
+
+# DKMS: the module builds for the installed Debian kernel's headers.
+[ -f "$TOP/drivers/vivpoll/dkms.conf" ] && tools/check-dkms.sh

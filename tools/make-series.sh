@@ -39,11 +39,9 @@ d=$work/drivers/media/test-drivers/vivpoll
 mkdir -p "$d"
 find "$src" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' -exec cp {} "$d/" \;
 cp "$src/Kconfig" "$d/Kconfig"
-# In-tree, Kbuild's unconditional obj-m becomes one line per Kconfig symbol.
-sed -e 's|^# Build with: make -C <kernel build dir> M=$PWD modules$|#|' \
-    -e 's|^obj-m := vivpoll.o vivpoll_kunit.o$|obj-$(CONFIG_VIDEO_VIVPOLL) += vivpoll.o\nobj-$(CONFIG_VIDEO_VIVPOLL_KUNIT_TEST) += vivpoll_kunit.o|' \
-    "$src/Kbuild" > "$d/Makefile"
-grep -q 'CONFIG_VIDEO_VIVPOLL)' "$d/Makefile" || die "Kbuild's obj-m line changed: update tools/make-series.sh"
+# In-tree, Kconfig sets what Kbuild's out-of-tree defaults set.
+sed '/^# Out of tree/,/^$/d' "$src/Kbuild" > "$d/Makefile"
+! grep -q '?=' "$d/Makefile" || die "Kbuild's out-of-tree block changed: update tools/make-series.sh"
 sed -i 's|^source "drivers/media/test-drivers/vivid/Kconfig"$|&\nsource "drivers/media/test-drivers/vivpoll/Kconfig"|' \
 	"$work/drivers/media/test-drivers/Kconfig"
 sed -i 's|^obj-$(CONFIG_VIDEO_VIVID) += vivid/$|&\nobj-$(CONFIG_VIDEO_VIVPOLL) += vivpoll/|' \
@@ -56,7 +54,6 @@ entry = """VIVPOLL VIRTUAL CAPTURE DRIVER
 M:	vivpoll developers <vivpoll-devel@example.org>
 L:	linux-media@vger.kernel.org
 S:	Maintained
-F:	Documentation/admin-guide/media/vivpoll.rst
 F:	drivers/media/test-drivers/vivpoll/
 
 """
@@ -95,6 +92,7 @@ MSG
 if [ -f "$src/vivpoll.rst" ]; then
 	cp "$src/vivpoll.rst" "$work/Documentation/admin-guide/media/vivpoll.rst"
 	sed -i 's|^\tvivid$|&\n\tvivpoll|' "$work/Documentation/admin-guide/media/v4l-drivers.rst"
+	sed -i 's|^F:\tdrivers/media/test-drivers/vivpoll/$|F:\tDocumentation/admin-guide/media/vivpoll.rst\n&|' "$work/MAINTAINERS"
 	g add -A
 	g commit -q -F - <<'MSG'
 media: admin-guide: document vivpoll
