@@ -18,5 +18,11 @@ done
 echo "deps: installing ${missing[*]}" >&2
 [ "$(id -u)" = 0 ] || { echo "deps: need root for apt-get (missing: ${missing[*]})" >&2; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >/dev/null
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+log=$(mktemp)
+if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } > "$log" 2>&1; then
+	tail -20 "$log" >&2
+	rm -f "$log"
+	echo "deps: apt-get failed" >&2
+	exit 1
+fi
+rm -f "$log"
