@@ -13,7 +13,7 @@ ifdef HOSTDIR
 export HOSTDIR
 endif
 
-.PHONY: all deps kernel guest run shell demo check series clean help
+.PHONY: all deps kernel guest run shell demo check series check-series clean help
 
 all: guest
 
@@ -43,6 +43,9 @@ check: guest
 
 series: deps
 	@tools/make-series.sh
+
+check-series: deps
+	@tools/check-series.sh
 
 clean:
 	rm -rf build

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# make check-series: the generated series applies with `git am` to a pristine
+# extracted tree (after patches/), the kernel builds with the driver in-tree
+# (CONFIG_VIDEO_VIVPOLL=m) and the driver with W=1 without a warning, and
+# checkpatch --strict is clean on every patch. The build is cached by key.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+series=$BUILD/series
+SERIES_DIR=$series tools/make-series.sh
+pristine=$(pristine_tree)
+key=$({ patch_files | xargs -r cat; cat "$series"/0*.patch "$TOP/guest/kconfig/base.config" "$0"; } |
+	sha256sum | cut -c1-12)
+dir=$VIVPOLL_CACHE/intree-$KVER-$key
+
+fail=0
+for p in $(patch_files) "$series"/0*.patch; do
+	case "$p" in */0000-cover-letter.patch) continue ;; esac
+	if out=$(cd "$pristine" && perl scripts/checkpatch.pl --strict --no-tree --terse "$p" | grep -E 'ERROR|WARNING|CHECK'); then
+		echo "not ok - checkpatch --strict $(basename "$p")"
+		echo "$out" | sed 's/^/# /'
+		fail=1
+	else
+		echo "ok - checkpatch --strict $(basename "$p")"
+	fi
+done
+
+if [ ! -f "$dir/.vivpoll-built" ]; then
+	exec 9>"$VIVPOLL_CACHE/.kernel-build.lock"
+	flock 9
+	start=$(date +%s)
+	stage() { say "check-series: [$(($(date +%s) - start))s] $*"; }
+	if [ ! -f "$dir/.vivpoll-applied" ]; then
+		rm -rf "$dir" && mkdir -p "$dir"
+		stage "extracting and committing a pristine tree"
+		tar -xf "/usr/src/linux-source-$KVER.tar.xz" -C "$dir" --strip-components=1
+		g() { git -C "$dir" -c user.name=vivpoll -c user.email=vivpoll-devel@example.org "$@"; }
+		g init -q && g add -A && g commit -q -m pristine
+		for p in $(patch_files) $(sed "s|^|$series/|" "$series/series"); do
+			stage "git am $(basename "$p")"
+			g am -q "$p" || die "git am $(basename "$p") failed"
+		done
+		touch "$dir/.vivpoll-applied"
+	fi
+	cd "$dir"
+	mk() { make -j"$(nproc)" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+	stage "configuring with CONFIG_VIDEO_VIVPOLL=m"
+	printf 'CONFIG_VIDEO_VIVPOLL=m\nCONFIG_VIDEO_VIVPOLL_KUNIT_TEST=m\n' > .vivpoll-intree.config
+	mk tinyconfig > .vivpoll-build.log 2>&1
+	scripts/kconfig/merge_config.sh -m .config "$TOP/guest/kconfig/base.config" .vivpoll-intree.config >> .vivpoll-build.log 2>&1
+	mk olddefconfig >> .vivpoll-build.log 2>&1
+	grep -qx 'CONFIG_VIDEO_VIVPOLL=m' .config || die "CONFIG_VIDEO_VIVPOLL=m did not stick"
+	stage "building bzImage and modules (log: $dir/.vivpoll-build.log)"
+	mk bzImage modules >> .vivpoll-build.log 2>&1 || { tail -30 .vivpoll-build.log >&2; die "in-tree build failed"; }
+	stage "rebuilding drivers/media/test-drivers/vivpoll with W=1"
+	rm -f drivers/media/test-drivers/vivpoll/*.o
+	mk W=1 drivers/media/test-drivers/vivpoll/ > .vivpoll-w1.log 2>&1 || true
+	touch .vivpoll-built
+	stage done
+fi
+if grep -qE 'warning|error' "$dir/.vivpoll-w1.log" || [ ! -f "$dir/drivers/media/test-drivers/vivpoll/vivpoll.ko" ]; then
+	echo "not ok - in-tree build of the series with W=1"
+	grep -E 'warning|error' "$dir/.vivpoll-w1.log" | head -10 | sed 's/^/# /'
+	fail=1
+else
+	echo "ok - series applies with git am and builds in-tree (CONFIG_VIDEO_VIVPOLL=m, W=1, no warning)"
+fi
+exit $fail
