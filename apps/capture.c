@@ -206,49 +206,6 @@ static int xioctl(int fd, unsigned long req, void *arg)
 	return r;
 }
 
-/* S_FMT through libv4l2, so that it knows the format it hands out. */
-static int set_format(struct capture *c)
-{
-	struct v4l2_pix_format *pix = &c->fmt.fmt.pix;
-
-	memset(&c->fmt, 0, sizeof(c->fmt));
-	c->fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	if (xioctl(c->fd, VIDIOC_G_FMT, &c->fmt) < 0)
-		return -errno;
-	pix->width = c->o->width;
-	pix->height = c->o->height;
-	pix->pixelformat = c->o->fourcc;
-	pix->field = V4L2_FIELD_NONE;
-	pix->bytesperline = 0;
-	pix->sizeimage = 0;
-	if (xioctl(c->fd, VIDIOC_S_FMT, &c->fmt) < 0)
-		return -errno;
-	if (pix->width != c->o->width || pix->height != c->o->height ||
-	    pix->pixelformat != c->o->fourcc)
-		return -EINVAL;
-	return 0;
-}
-
-static int set_fps(struct capture *c)
-{
-	struct v4l2_streamparm parm;
-	struct v4l2_fract *tpf = &parm.parm.capture.timeperframe;
-
-	memset(&parm, 0, sizeof(parm));
-	parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	if (c->o->fps) {
-		tpf->numerator = 1;
-		tpf->denominator = c->o->fps;
-		if (xioctl(c->fd, VIDIOC_S_PARM, &parm) < 0)
-			return -errno;
-	} else if (xioctl(c->fd, VIDIOC_G_PARM, &parm) < 0) {
-		return 0;	/* rate unknown */
-	}
-	if (tpf->numerator)
-		c->fps = (double)tpf->denominator / tpf->numerator;
-	return 0;
-}
-
 /* Is frame index i (0-based) one of the PNG frames? */
 static bool png_selected(const struct opts *o, unsigned long i)
 {
@@ -531,7 +488,9 @@ int main(int argc, char **argv)
 			dev);
 		return 1;
 	}
-	r = set_format(&c);
+	/* through libv4l2, so that it knows the format it hands out */
+	r = vp_set_format(c.fd, o.width, o.height, o.fourcc, &c.fmt,
+			  v4l2_ioctl);
 	if (r) {
 		fprintf(stderr, "vivpoll-capture: %s does not do %s %ux%u "
 			"(got %s %ux%u): %s\n", dev,
@@ -541,10 +500,11 @@ int main(int argc, char **argv)
 			strerror(-r));
 		return 1;
 	}
-	r = set_fps(&c);
+	r = o.fps ? vp_set_fps(c.fd, o.fps, &c.fps, v4l2_ioctl) :
+		    vp_get_fps(c.fd, &c.fps, v4l2_ioctl);
 	if (r) {
-		fprintf(stderr, "vivpoll-capture: VIDIOC_S_PARM %lu fps: %s\n",
-			o.fps, strerror(-r));
+		fprintf(stderr, "vivpoll-capture: VIDIOC_%s_PARM: %s\n",
+			o.fps ? "S" : "G", strerror(-r));
 		return 1;
 	}
 

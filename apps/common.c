@@ -112,15 +112,27 @@ int vp_instance(int fd)
 	return (int)n;
 }
 
+static int do_ioctl(vp_ioctl_fn io, int fd, unsigned long req, void *arg)
+{
+	int r;
+
+	if (!io)
+		return xioctl(fd, req, arg);
+	do {
+		r = io(fd, req, arg);
+	} while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
 int vp_set_format(int fd, unsigned int width, unsigned int height,
-		  uint32_t fourcc, struct v4l2_format *out)
+		  uint32_t fourcc, struct v4l2_format *out, vp_ioctl_fn io)
 {
 	struct v4l2_format fmt;
 	int r;
 
 	memset(&fmt, 0, sizeof(fmt));
 	fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	r = xioctl(fd, VIDIOC_G_FMT, &fmt);
+	r = do_ioctl(io, fd, VIDIOC_G_FMT, &fmt);
 	if (r < 0)
 		return r;
 	fmt.fmt.pix.width = width;
@@ -129,34 +141,50 @@ int vp_set_format(int fd, unsigned int width, unsigned int height,
 	fmt.fmt.pix.field = V4L2_FIELD_NONE;
 	fmt.fmt.pix.bytesperline = 0;
 	fmt.fmt.pix.sizeimage = 0;
-	r = xioctl(fd, VIDIOC_S_FMT, &fmt);
-	if (r < 0)
-		return r;
+	r = do_ioctl(io, fd, VIDIOC_S_FMT, &fmt);
 	if (out)
 		*out = fmt;
+	if (r < 0)
+		return r;
 	if (fmt.fmt.pix.width != width || fmt.fmt.pix.height != height ||
 	    fmt.fmt.pix.pixelformat != fourcc)
 		return -EINVAL;
 	return 0;
 }
 
-int vp_set_fps(int fd, unsigned int fps, double *actual)
+static double tpf_fps(const struct v4l2_fract *tpf)
+{
+	return tpf->numerator ? (double)tpf->denominator / tpf->numerator : 0;
+}
+
+int vp_set_fps(int fd, unsigned int fps, double *actual, vp_ioctl_fn io)
 {
 	struct v4l2_streamparm parm;
-	struct v4l2_fract *tpf;
 	int r;
 
 	memset(&parm, 0, sizeof(parm));
 	parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	tpf = &parm.parm.capture.timeperframe;
-	tpf->numerator = 1;
-	tpf->denominator = fps;
-	r = xioctl(fd, VIDIOC_S_PARM, &parm);
+	parm.parm.capture.timeperframe.numerator = 1;
+	parm.parm.capture.timeperframe.denominator = fps;
+	r = do_ioctl(io, fd, VIDIOC_S_PARM, &parm);
 	if (r < 0)
 		return r;
 	if (actual)
-		*actual = tpf->numerator ?
-			(double)tpf->denominator / tpf->numerator : 0;
+		*actual = tpf_fps(&parm.parm.capture.timeperframe);
+	return 0;
+}
+
+int vp_get_fps(int fd, double *fps, vp_ioctl_fn io)
+{
+	struct v4l2_streamparm parm;
+	int r;
+
+	memset(&parm, 0, sizeof(parm));
+	parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	r = do_ioctl(io, fd, VIDIOC_G_PARM, &parm);
+	if (r < 0)
+		return r;
+	*fps = tpf_fps(&parm.parm.capture.timeperframe);
 	return 0;
 }
 
@@ -176,8 +204,9 @@ int vp_ctrl_get(int fd, uint32_t id, int32_t *val)
 int vp_ctrl_set(int fd, uint32_t id, int32_t val)
 {
 	struct v4l2_control c = { .id = id, .value = val };
+	int r = xioctl(fd, VIDIOC_S_CTRL, &c);
 
-	return xioctl(fd, VIDIOC_S_CTRL, &c) < 0 ? -errno : 0;
+	return r < 0 ? r : 0;
 }
 
 int vp_ctrl_get64(int fd, uint32_t id, int64_t *val)

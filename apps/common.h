@@ -43,12 +43,22 @@ int vp_open(const char *dev, int flags);
 /* The instance number N of "platform:vivpoll-N" (bus_info), or -errno. */
 int vp_instance(int fd);
 
-/* Set the capture format; on success *fmt (may be NULL) gets the result. */
-int vp_set_format(int fd, unsigned int width, unsigned int height,
-		  uint32_t fourcc, struct v4l2_format *fmt);
+/*
+ * The ioctl to use for the format helpers: ioctl() (NULL) or, for a device
+ * opened through libv4l2, v4l2_ioctl, so that libv4l2 sees the format.
+ */
+typedef int (*vp_ioctl_fn)(int fd, unsigned long request, ...);
 
-/* Set the capture frame rate (VIDIOC_S_PARM); *actual gets the result. */
-int vp_set_fps(int fd, unsigned int fps, double *actual);
+/*
+ * Set the capture format; *fmt (may be NULL) gets what the driver chose.
+ * Returns -EINVAL if that differs from the request.
+ */
+int vp_set_format(int fd, unsigned int width, unsigned int height,
+		  uint32_t fourcc, struct v4l2_format *fmt, vp_ioctl_fn io);
+
+/* Set (VIDIOC_S_PARM) or get the capture frame rate in frames/s. */
+int vp_set_fps(int fd, unsigned int fps, double *actual, vp_ioctl_fn io);
+int vp_get_fps(int fd, double *fps, vp_ioctl_fn io);
 
 /* ---- controls and events ---------------------------------------------- */
 

@@ -229,9 +229,10 @@ static void run_cell(enum prove_api api, enum prove_sit sit, unsigned int req,
 		rz.fd = vp_open(P.dev, O_RDWR | O_NONBLOCK);
 		if (rz.fd < 0)
 			CELL_FAIL("open %s: %s", P.dev, strerror(-rz.fd));
-		if (vp_ctrl_get(rz.fd, V4L2_CID_BRIGHTNESS, &cur))
+		r = vp_ctrl_get(rz.fd, V4L2_CID_BRIGHTNESS, &cur);
+		if (r)
 			CELL_FAIL("VIDIOC_G_CTRL brightness: %s",
-				  strerror(errno));
+				  strerror(-r));
 		rz.value = cur == P.bright.minimum ? P.bright.maximum :
 			   P.bright.minimum;
 	}

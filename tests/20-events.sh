@@ -12,6 +12,7 @@ expect() { # expect DESCRIPTION COMMAND...: ok if the command succeeds
 diag() { sed 's/^/# /'; }
 out=/tmp/20-events.out
 sysctl=/proc/sys/fs/poll_legacy_null_table
+scale=${VIVPOLL_SCALE:-1}
 
 echo "TAP version 13"
 rmmod vivpoll 2> /dev/null
@@ -23,7 +24,7 @@ done)
 [ -e "$sysctl" ] && echo 0 > "$sysctl"
 
 # 1. self-test: raises HDMI signal toggle, brightness change, EOS itself
-timeout 60 vivpoll-events --device "$dev" --self-test > "$out" 2>&1
+timeout $((60 * scale)) vivpoll-events --device "$dev" --self-test > "$out" 2>&1
 rc=$?
 diag < "$out"
 expect "vivpoll-events --self-test exits 0" [ "$rc" = 0 ]
@@ -40,7 +41,7 @@ expect "engine never ran while waiting on exceptfds only" \
 
 # 2. --count with an event raised from outside (v4l2-ctl, another fd)
 (sleep 1; v4l2-ctl -d "$dev" -c contrast=7) &
-timeout 30 vivpoll-events --device "$dev" --count 1 --timeout 10 > "$out" 2>&1
+timeout $((30 * scale)) vivpoll-events --device "$dev" --count 1 --timeout $((10 * scale)) > "$out" 2>&1
 rc=$?
 wait
 diag < "$out"
@@ -49,7 +50,7 @@ expect "--count 1 returns after one event raised by v4l2-ctl" \
 v4l2-ctl -d "$dev" -c contrast=128
 
 # 3. --timeout with no events: returns, engine idle
-timeout 30 vivpoll-events --device "$dev" --timeout 0.5 > "$out" 2>&1
+timeout $((30 * scale)) vivpoll-events --device "$dev" --timeout 0.5 > "$out" 2>&1
 rc=$?
 diag < "$out"
 expect "--timeout 0.5 without events exits 0 with 0 events" \
@@ -67,7 +68,7 @@ expect "an unknown option is a usage error (exit 2)" [ "$rc" = 2 ]
 #    watcher detects it and fails (this is the pre-v3.4 bug)
 if [ -e "$sysctl" ]; then
 	echo 1 > "$sysctl"
-	timeout 60 vivpoll-events --device "$dev" --self-test > "$out" 2>&1
+	timeout $((60 * scale)) vivpoll-events --device "$dev" --self-test > "$out" 2>&1
 	rc=$?
 	echo 0 > "$sysctl"
 	diag < "$out"

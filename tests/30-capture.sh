@@ -8,6 +8,7 @@ not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
 expect() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 diag() { sed 's/^/# /'; }
 out=/tmp/30-capture.out
+scale=${VIVPOLL_SCALE:-1}
 
 echo "TAP version 13"
 rmmod vivpoll 2> /dev/null
@@ -27,7 +28,7 @@ capture() {
 	name=$1 io=$2 count=$3 size=$4 fmt=$5 fps=$6
 	shift 6
 	dir=$top/$name
-	timeout 120 vivpoll-capture --io "$io" --count "$count" --size "$size" \
+	timeout $((120 * scale)) vivpoll-capture --io "$io" --count "$count" --size "$size" \
 		--format "$fmt" --fps "$fps" --out "$dir" --quiet "$@" > "$out" 2>&1
 	rc=$?
 	diag < "$out"
@@ -57,7 +58,7 @@ want_png=2
 capture read-grey read 10 1280x720 GREY 10 --png-every 5
 
 # sequence numbers via mmap: no gaps at a rate TCG keeps up with
-timeout 60 vivpoll-capture --io mmap --count 30 --size 320x240 --format YUYV --fps 15 --quiet > "$out" 2>&1
+timeout $((60 * scale)) vivpoll-capture --io mmap --count 30 --size 320x240 --format YUYV --fps 15 --quiet > "$out" 2>&1
 rc=$?
 diag < "$out"
 expect "mmap capture without PNGs reports no sequence gaps" \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Streaming with v4l2-ctl: 60 frames by mmap at 640x480 YUYV, 30 fps; the
 # sequence numbers are consecutive and the rate (buffer timestamps) is within
-# 10% of the configured one; the wall clock agrees.
+# 10% of the configured one; the wall clock agrees. On a slower guest
+# (VIVPOLL_SCALE > 1, the debug kernel) 320x240, which TCG keeps up with.
 n=0 fails=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
@@ -9,6 +10,9 @@ expect() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 diag() { sed 's/^/# /'; }
 out=/tmp/40-streaming.out
 fps=30 count=60
+scale=${VIVPOLL_SCALE:-1}
+if [ "$scale" -gt 1 ]; then w=320 h=240; else w=640 h=480; fi
+size=$((w * h * 2))
 
 echo "TAP version 13"
 rmmod vivpoll 2> /dev/null
@@ -21,8 +25,8 @@ done)
 uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 
 t0=$(uptime_cs)
-timeout 60 v4l2-ctl -d "$dev" \
-	--set-fmt-video=width=640,height=480,pixelformat=YUYV --set-parm=$fps \
+timeout $((60 * scale)) v4l2-ctl -d "$dev" \
+	--set-fmt-video=width=$w,height=$h,pixelformat=YUYV --set-parm=$fps \
 	--stream-mmap --stream-count=$count --verbose > "$out" 2>&1
 rc=$?
 t1=$(uptime_cs)
@@ -47,8 +51,8 @@ gaps=$(awk 'NR > 1 && $1 != prev + 1 { g++ } { prev = $1 } END { print g + 0 }' 
 expect "sequence numbers are consecutive ($gaps gaps)" [ "$gaps" = 0 ]
 first=$(awk 'NR == 1 { print $1 }' "$out.frames")
 expect "the first sequence number is 0 (got $first)" [ "$first" = 0 ]
-sizes=$(awk '$3 != 614400 { b++ } END { print b + 0 }' "$out.frames")
-expect "every buffer has 640x480x2 = 614400 bytes" [ "$sizes" = 0 ]
+sizes=$(awk -v s=$size '$3 != s { b++ } END { print b + 0 }' "$out.frames")
+expect "every buffer has ${w}x${h}x2 = $size bytes" [ "$sizes" = 0 ]
 
 rate=$(awk 'NR == 1 { f = $2 } { l = $2; n++ }
 	END { if (n > 1 && l > f) printf "%.2f\n", (n - 1) / (l - f); else print 0 }' "$out.frames")

@@ -10,6 +10,7 @@
  * device captures again. rmmod must be refused while any file is open (the
  * open file pins the module), must leave the users undisturbed, and must
  * succeed once they are gone. No oops/BUG/WARNING may appear in the log.
+ * The harness runs each test in its own process with a timeout.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +35,16 @@
 #define PDEV		"vivpoll.0"
 #define PDEV_DIR	"/sys/bus/platform/devices/" PDEV
 #define NBUF		3
-#define WAKE_MS		3000	/* a waiter must return this soon */
+#define WAKE_MS		(3000 * scale())	/* a waiter returns this soon */
+
+/* VIVPOLL_SCALE (guest/check.sh): >1 on slower (debug) kernels. */
+static unsigned int scale(void)
+{
+	const char *s = getenv("VIVPOLL_SCALE");
+	int v = s ? atoi(s) : 1;
+
+	return v > 0 && v < 100 ? v : 1;
+}
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -435,7 +445,7 @@ static void reload_and_capture(struct __test_metadata *_metadata,
 
 /* ---- unbind/bind -------------------------------------------------------- */
 
-TEST_F_TIMEOUT(vivpoll, unbind_while_open, 60)
+TEST_F_TIMEOUT(vivpoll, unbind_while_open, 120)
 {
 	self->fd = open(self->dev, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
@@ -445,7 +455,7 @@ TEST_F_TIMEOUT(vivpoll, unbind_while_open, 60)
 	rebind_and_capture(_metadata, self);
 }
 
-TEST_F_TIMEOUT(vivpoll, unbind_while_streaming, 60)
+TEST_F_TIMEOUT(vivpoll, unbind_while_streaming, 120)
 {
 	struct v4l2_buffer b;
 
@@ -460,7 +470,7 @@ TEST_F_TIMEOUT(vivpoll, unbind_while_streaming, 60)
 	rebind_and_capture(_metadata, self);
 }
 
-TEST_F_TIMEOUT(vivpoll, unbind_while_blocked_in_dqbuf, 60)
+TEST_F_TIMEOUT(vivpoll, unbind_while_blocked_in_dqbuf, 120)
 {
 	struct v4l2_buffer b;
 	struct waiter w;
@@ -483,7 +493,7 @@ TEST_F_TIMEOUT(vivpoll, unbind_while_blocked_in_dqbuf, 60)
 	rebind_and_capture(_metadata, self);
 }
 
-TEST_F_TIMEOUT(vivpoll, unbind_while_blocked_in_select, 60)
+TEST_F_TIMEOUT(vivpoll, unbind_while_blocked_in_select, 120)
 {
 	struct waiter wex, wrdex, wpoll;
 	struct v4l2_buffer b;
@@ -535,11 +545,11 @@ TEST_F_TIMEOUT(vivpoll, unbind_while_blocked_in_select, 60)
 	rebind_and_capture(_metadata, self);
 }
 
-TEST_F_TIMEOUT(vivpoll, bind_cycles, 90)
+TEST_F_TIMEOUT(vivpoll, bind_cycles, 120)
 {
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3 * (int)scale(); i++) {
 		ASSERT_EQ(0, do_unbind());
 		ASSERT_EQ(0, do_bind());
 		ASSERT_EQ(0, find_dev(self->dev, sizeof(self->dev)));
@@ -549,7 +559,7 @@ TEST_F_TIMEOUT(vivpoll, bind_cycles, 90)
 
 /* ---- rmmod/modprobe ----------------------------------------------------- */
 
-TEST_F_TIMEOUT(vivpoll, rmmod_while_open, 60)
+TEST_F_TIMEOUT(vivpoll, rmmod_while_open, 120)
 {
 	struct v4l2_capability cap;
 
@@ -561,7 +571,7 @@ TEST_F_TIMEOUT(vivpoll, rmmod_while_open, 60)
 	reload_and_capture(_metadata, self);
 }
 
-TEST_F_TIMEOUT(vivpoll, rmmod_while_streaming, 60)
+TEST_F_TIMEOUT(vivpoll, rmmod_while_streaming, 120)
 {
 	struct v4l2_buffer b;
 	int i;
@@ -573,14 +583,14 @@ TEST_F_TIMEOUT(vivpoll, rmmod_while_streaming, 60)
 	ASSERT_EQ(0, ioctl(self->fd, VIDIOC_QBUF, &b));
 	EXPECT_EQ(-EWOULDBLOCK, try_rmmod());
 	/* streaming goes on undisturbed */
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3 * (int)scale(); i++) {
 		ASSERT_EQ(0, dq_one(self->fd, &b));
 		ASSERT_EQ(0, ioctl(self->fd, VIDIOC_QBUF, &b));
 	}
 	reload_and_capture(_metadata, self);
 }
 
-TEST_F_TIMEOUT(vivpoll, rmmod_while_blocked_in_dqbuf, 60)
+TEST_F_TIMEOUT(vivpoll, rmmod_while_blocked_in_dqbuf, 120)
 {
 	struct v4l2_buffer b;
 	struct waiter w;
@@ -602,7 +612,7 @@ TEST_F_TIMEOUT(vivpoll, rmmod_while_blocked_in_dqbuf, 60)
 	reload_and_capture(_metadata, self);
 }
 
-TEST_F_TIMEOUT(vivpoll, rmmod_while_blocked_in_select, 60)
+TEST_F_TIMEOUT(vivpoll, rmmod_while_blocked_in_select, 120)
 {
 	struct waiter w;
 
@@ -626,7 +636,7 @@ TEST_F_TIMEOUT(vivpoll, rmmod_while_blocked_in_select, 60)
 	reload_and_capture(_metadata, self);
 }
 
-TEST_F_TIMEOUT(vivpoll, rmmod_after_unbind_with_file_open, 60)
+TEST_F_TIMEOUT(vivpoll, rmmod_after_unbind_with_file_open, 120)
 {
 	self->fd = open(self->dev, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
