@@ -35,7 +35,8 @@ if [ ! -f "$dir/.vivpoll-built" ]; then
 		stage "extracting and committing a pristine tree"
 		tar -xf "/usr/src/linux-source-$KVER.tar.xz" -C "$dir" --strip-components=1
 		g() { git -C "$dir" -c user.name=vivpoll -c user.email=vivpoll-devel@example.org "$@"; }
-		g init -q && g add -A && g commit -q -m pristine
+		# Debian's .gitignore ignores the whole top level: add with -f.
+		g init -q && g add -f -A . && g commit -q -m pristine
 		for p in $(patch_files) $(sed "s|^|$series/|" "$series/series"); do
 			stage "git am $(basename "$p")"
 			g am -q "$p" || die "git am $(basename "$p") failed"
