@@ -13,7 +13,7 @@ ifdef HOSTDIR
 export HOSTDIR
 endif
 
-.PHONY: all deps kernel guest run shell demo check series check-series clean help
+.PHONY: all deps kernel guest run shell demo check series check-series bench clean help
 
 all: guest
 
@@ -40,6 +40,9 @@ demo: guest
 
 check: guest
 	@tools/check.sh
+
+bench: guest
+	@tools/bench.sh
 
 series: deps
 	@tools/make-series.sh

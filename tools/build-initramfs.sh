@@ -15,7 +15,7 @@ for a in $(/bin/busybox --list-full); do
 	[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
 done
 install -m 755 "$TOP/guest/init" "$root/init"
-install -m 755 "$TOP/guest/check.sh" "$TOP/guest/demo.sh" "$root/vivpoll/"
+install -m 755 "$TOP/guest/check.sh" "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" "$root/vivpoll/"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"
 

@@ -6,7 +6,7 @@ pkgs=(
 	gcc make pkg-config flex bison bc libelf-dev libssl-dev cpio kmod
 	ccache sparse patch xz-utils file perl python3 git
 	liburing-dev libpng-dev libaio-dev
-	dkms linux-headers-amd64
+	dkms linux-headers-amd64 gnuplot-nox
 )
 [ "${KVER:-6.1}" = 6.1 ] || pkgs+=("linux-source-$KVER")
 missing=()

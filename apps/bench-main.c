@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vivpoll-bench: the guest side of `make bench` (guest/bench.sh runs it).
+ * Each subcommand measures one thing and prints one JSON object per line;
+ * the ratios, targets and the table are made on the host
+ * (tools/bench-report.py). See bench-util.h for how CPU time is counted.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench-util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: vivpoll-bench COMMAND [options]   (prints JSON, one object a line)\n"
+"\n"
+"  stream  stream a capture device by mmap + poll(POLLIN) and measure the\n"
+"          guest CPU per frame, frames on time, drops and the rate\n"
+"          --driver vivpoll|vivid  --device DEV  --size WxH  --fourcc F\n"
+"          --fps N | --fastest  --buffers N  --duration S  --warmup S\n"
+"  memcpy  the floor: copy the same bytes at the same rate into a ring of\n"
+"          buffers, measured like stream; also an unpaced copy\n"
+"          --size WxH  --fourcc F  --fps N  --buffers N  --duration S\n"
+"  event   latency from a signal in one process to the select() wake-up of\n"
+"          another: a control change (exceptfds) or an eventfd write\n"
+"          --kind ctrl|eventfd  --driver D  --count N  --cpus same|split|any\n"
+"  poll    time per poll(timeout 0) with nothing pending: vivpoll (POLLPRI),\n"
+"          an eventfd (POLLIN), vivid if present\n"
+"          --count N  --rounds R  --cpu N\n"
+"  idle    N processes waiting on exceptfds only: frames, engine starts,\n"
+"          guest CPU\n"
+"          --procs N  --duration S\n"
+"  cpu     guest CPU busy time of an idle window\n"
+"          --duration S\n"
+"\n"
+"Exit status: 0 measured; 1 a measurement failed (an {\"error\"} object is\n"
+"printed); 2 bad usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} cmds[] = {
+		{ "stream", bench_stream_main },
+		{ "memcpy", bench_memcpy_main },
+		{ "event", bench_event_main },
+		{ "poll", bench_poll_main },
+		{ "idle", bench_idle_main },
+		{ "cpu", bench_cpu_main },
+	};
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return VP_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "vivpoll-bench: unknown command '%s'\n"
+		"Try 'vivpoll-bench --help'.\n", argv[1]);
+	return VP_EXIT_USAGE;
+}

@@ -1,0 +1,136 @@
+#!/bin/sh
+# make bench, guest side: every measurement in one boot, side by side.
+# Each vivpoll-bench run prints one JSON object; they are tagged with their
+# phase and round and collected into $BENCH_OUT (default
+# /host/bench-raw.json) as {"meta": {...}, "runs": [...]}. The ratios,
+# targets and the table are made on the host (tools/bench-report.py).
+# Progress lines start with "bench:". Sizes (environment):
+#   BENCH_SECS        frame cost window per run (8); BENCH_ROUNDS rounds (3)
+#   BENCH_BUFFERS     mmap buffers (and memcpy ring) for every stream (8)
+#   BENCH_RATE_SECS   highest-rate window per driver (5)
+#   BENCH_EVENTS      events per latency run (1000); BENCH_CPUS same|split|any
+#   BENCH_POLLS       poll() calls per round (10000); BENCH_POLL_ROUNDS (15)
+#   BENCH_IDLE_SECS   idle window (10); BENCH_IDLE_PROCS waiters (8)
+#   BENCH_ONLY        phases to run (default: frame rate event poll idle)
+secs=${BENCH_SECS:-8}
+rounds=${BENCH_ROUNDS:-3}
+bufs=${BENCH_BUFFERS:-8}
+rate_secs=${BENCH_RATE_SECS:-5}
+events=${BENCH_EVENTS:-1000}
+cpus=${BENCH_CPUS:-same}
+polls=${BENCH_POLLS:-10000}
+poll_rounds=${BENCH_POLL_ROUNDS:-15}
+idle_secs=${BENCH_IDLE_SECS:-10}
+idle_procs=${BENCH_IDLE_PROCS:-8}
+only=${BENCH_ONLY:-frame rate event poll idle}
+out=${BENCH_OUT:-/host/bench-raw.json}
+lines=/tmp/bench.jsonl
+params=/sys/module/vivpoll/parameters
+
+say() { echo "bench: $*"; }
+want() { case " $only " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# run PHASE ROUND SUBCOMMAND [OPTIONS]: one measurement, tagged, collected
+run() {
+	phase=$1 round=$2
+	shift 2
+	say "[$phase${round:+ $round}] vivpoll-bench $*"
+	vivpoll-bench "$@" > /tmp/bench.one 2> /tmp/bench.err
+	rc=$?
+	sed 's/^/bench:   ! /' /tmp/bench.err
+	if ! grep -q '^{' /tmp/bench.one; then
+		printf '{"test":"%s","error":"no output, status %s"}\n' "$1" "$rc" > /tmp/bench.one
+	fi
+	sed "s/^{/{\"phase\":\"$phase\",\"round\":${round:-0},/" /tmp/bench.one >> "$lines"
+	sed 's/^/bench:   /' /tmp/bench.one | cut -c1-300
+}
+
+: > "$lines"
+t0=$(cut -d' ' -f1 /proc/uptime)
+if ! modprobe vivid n_devs=1; then
+	say "modprobe vivid failed: the comparisons with vivid will fail"
+fi
+sleep 1
+
+if want frame; then
+	# Rounds rotate the order so that no side always runs first or last.
+	r=1
+	while [ "$r" -le "$rounds" ]; do
+		run frame "$r" cpu --duration "$secs"
+		case $((r % 3)) in
+		1) order="vivpoll vivid memcpy" ;;
+		2) order="vivid memcpy vivpoll" ;;
+		0) order="memcpy vivpoll vivid" ;;
+		esac
+		for w in $order; do
+			if [ "$w" = memcpy ]; then
+				run frame "$r" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
+					--buffers "$bufs" --duration "$secs"
+			else
+				run frame "$r" stream --driver "$w" --size 1280x720 --fourcc YUYV \
+					--fps 30 --buffers "$bufs" --duration "$secs"
+			fi
+		done
+		r=$((r + 1))
+	done
+fi
+
+if want rate; then
+	for d in vivpoll vivid; do
+		run rate 1 stream --driver "$d" --size 640x480 --fourcc YUYV --fastest \
+			--buffers "$bufs" --duration "$rate_secs"
+	done
+	# A bench-only module parameter letting the engine run unthrottled.
+	if [ -e "$params/unthrottled" ]; then
+		if echo 1 > "$params/unthrottled" 2> /dev/null; then
+			run rate-unthrottled 1 stream --driver vivpoll --size 640x480 \
+				--fourcc YUYV --fastest --buffers "$bufs" --duration "$rate_secs"
+			echo 0 > "$params/unthrottled"
+		elif rmmod vivpoll && modprobe vivpoll unthrottled=1; then
+			run rate-unthrottled 1 stream --driver vivpoll --size 640x480 \
+				--fourcc YUYV --fastest --buffers "$bufs" --duration "$rate_secs"
+			rmmod vivpoll && modprobe vivpoll
+		fi
+	else
+		say "vivpoll has no 'unthrottled' parameter: unthrottled rate n/a"
+		echo '{"phase":"rate-unthrottled","round":1,"test":"stream","driver":"vivpoll","absent":true}' >> "$lines"
+	fi
+fi
+
+if want event; then
+	# Interleaved halves, so that a slow spell of the host hits both.
+	half=$(((events + 1) / 2))
+	for r in 1 2; do
+		run event "$r" event --kind eventfd --count "$half" --cpus "$cpus"
+		run event "$r" event --kind ctrl --driver vivpoll --count "$half" --cpus "$cpus"
+	done
+fi
+
+if want poll; then
+	run poll 1 poll --count "$polls" --rounds "$poll_rounds"
+fi
+
+if want idle; then
+	run idle 1 cpu --duration "$idle_secs"
+	run idle 1 idle --procs "$idle_procs" --duration "$idle_secs"
+fi
+
+t1=$(cut -d' ' -f1 /proc/uptime)
+{
+	printf '{"meta":{"kernel":"%s","cpus":%s,"hz_user":%s,' \
+		"$(uname -r)" "$(nproc)" "$(getconf CLK_TCK 2>/dev/null || echo 100)"
+	printf '"cpu_flags":"%s",' \
+		"$(grep -m1 -o -w -E 'erms|fsrm|rep_good|avx2|sse4_2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
+	printf '"vivpoll_params":"%s",' \
+		"$(cd $params 2>/dev/null && for p in *; do printf '%s=%s ' "$p" "$(cat "$p")"; done)"
+	printf '"secs":%s,"rounds":%s,"buffers":%s,"rate_secs":%s,"events":%s,"event_cpus":"%s",' \
+		"$secs" "$rounds" "$bufs" "$rate_secs" "$events" "$cpus"
+	printf '"polls":%s,"poll_rounds":%s,"idle_secs":%s,"idle_procs":%s,"only":"%s",' \
+		"$polls" "$poll_rounds" "$idle_secs" "$idle_procs" "$only"
+	printf '"guest_seconds":%s},\n"runs":[\n' "$(echo "$t0 $t1" | awk '{print $2 - $1}')"
+	sed '$!s/$/,/' "$lines"
+	printf ']}\n'
+} > "$out"
+say "raw results: $out ($(grep -c . "$lines") runs, $(grep -c '"error"' "$lines") errors)"
+dmesg | grep -E 'BUG:|WARNING:|Oops' && say "kernel log has a splat" && exit 1
+exit 0

@@ -1,0 +1,588 @@
+#!/usr/bin/env python3
+"""make bench, host side: turn the guest's raw results into ratios, targets,
+a table on stdout, a JSON report and a chart (gnuplot).
+
+    bench-report.py --raw bench-raw.json --host bench-host.json \
+        --readme README.md --json bench.json --png bench.png
+
+Every compared figure is a ratio of two measurements taken side by side in
+the same guest boot (absolute times under QEMU TCG on a shared host are
+noisy). Frame cost: for each round, the guest's busy CPU time in a window
+(/proc/stat, all CPUs) minus the busy rate of an idle window of the same
+round times the window's length, divided by the frames delivered in it;
+pooled over the rounds (sum of CPU over sum of frames). Exit status: 0 if
+every target that was measured is met, 1 if one is missed or a measurement
+failed, 2 on bad input.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+TARGETS = {
+    "frame_vs_vivid": 0.5,
+    "frame_vs_memcpy": 2.0,
+    "event_p50_vs_eventfd": 2.0,
+    "poll_vs_eventfd": 2.0,
+    "loop_warm_s": 60.0,
+    "loop_edit_s": 120.0,
+}
+
+
+def fnum(v, fmt="{:.2f}"):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    return fmt.format(v)
+
+
+def fratio(v, suffix="x"):
+    """A ratio: three decimals below 1 (0.503x is not 0.50x), else two."""
+    if v is None:
+        return "n/a"
+    return ("{:.3f}" if v < 1 else "{:.2f}").format(v) + suffix
+
+
+def ratio(a, b):
+    if a is None or b is None or b <= 0:
+        return None
+    return a / b
+
+
+def pct(v, q):
+    """Nearest-rank percentile, as the guest computes it."""
+    v = sorted(x for x in v if x is not None)
+    if not v:
+        return None
+    k = max(1, min(len(v), math.ceil(q * len(v))))
+    return v[k - 1]
+
+
+class Report:
+    def __init__(self, raw, host, readme):
+        self.meta = raw.get("meta", {}) if raw else {}
+        self.runs = raw.get("runs", []) if raw else []
+        self.host = host or {}
+        self.readme = readme
+        self.errors = [r for r in self.runs if "error" in r]
+        self.res = {}       # the JSON report
+        self.rows = []      # table rows
+        self.verdicts = []  # (name, state) state in met/missed/error/info
+        self.only = set(self.meta.get("only", "frame rate event poll idle").split())
+
+    def skipped(self, phase, num, label):
+        """A phase left out with BENCH_ONLY: a row, no verdict."""
+        if phase in self.only:
+            return False
+        self.res[phase] = "not run (BENCH_ONLY)"
+        self.rows.append((num, label, "not run (BENCH_ONLY)", "", "", "", "not run"))
+        return True
+
+    def sel(self, phase, test=None, **kw):
+        out = []
+        for r in self.runs:
+            if r.get("phase") != phase or "error" in r:
+                continue
+            if test and r.get("test") != test:
+                continue
+            if all(r.get(k) == v for k, v in kw.items()):
+                out.append(r)
+        return out
+
+    def verdict(self, name, value, limit, le=True):
+        if value is None:
+            state = "error"
+        elif limit is None:
+            state = "info"
+        else:
+            state = "met" if (value <= limit if le else value >= limit) else "missed"
+        self.verdicts.append((name, state))
+        return state
+
+    # ---- 1. frame cost ---------------------------------------------------
+    def frame(self):
+        if self.skipped("frame", "1", "Frame cost"):
+            return
+        rounds = sorted({r.get("round") for r in self.runs if r.get("phase") == "frame"})
+        per = {"vivpoll": [], "vivid": [], "memcpy": []}
+        base_rates = []
+        per_round = []
+        for rd in rounds:
+            base = self.sel("frame", "cpu", round=rd)
+            rate = base[0]["busy_ms"] / base[0]["window_s"] if base else 0.0
+            base_rates.append(rate)
+            row = {"round": rd, "idle_busy_ms_per_s": rate}
+            for r in self.sel("frame", round=rd):
+                d = r.get("driver")
+                if d not in per or not r.get("frames"):
+                    continue
+                net = r["busy_ms"] - rate * r["window_s"]
+                prod = r.get("task_ms") if d != "memcpy" else r.get("self_ms")
+                per[d].append(dict(r, net_ms=net, producer_ms=prod))
+                row[d] = net / r["frames"]
+            if "vivpoll" in row and "vivid" in row:
+                row["vs_vivid"] = row["vivpoll"] / row["vivid"]
+            if "vivpoll" in row and "memcpy" in row:
+                row["vs_memcpy"] = row["vivpoll"] / row["memcpy"]
+            per_round.append(row)
+
+        def pool(d):
+            rs = per[d]
+            if not rs:
+                return None
+            fr = sum(r["frames"] for r in rs)
+            out = {
+                "runs": len(rs),
+                "frames": fr,
+                "cpu_ms_per_frame": sum(r["net_ms"] for r in rs) / fr,
+                "expected": sum(r.get("expected", 0) for r in rs),
+                "on_time": sum(r.get("on_time", 0) for r in rs),
+                "drops": sum(r.get("gaps", 0) for r in rs),
+                "lat_p50_ms": statistics.median(r["lat_p50_ms"] for r in rs
+                                                if r.get("lat_p50_ms") is not None),
+                "lat_p99_ms": max(r["lat_p99_ms"] for r in rs
+                                  if r.get("lat_p99_ms") is not None),
+            }
+            prods = [r["producer_ms"] for r in rs if r.get("producer_ms") is not None]
+            if len(prods) == len(rs):
+                out["producer_ms_per_frame"] = sum(prods) / fr
+            apps = [r.get("self_ms") for r in rs]
+            if d != "memcpy" and None not in apps:
+                out["app_ms_per_frame"] = sum(apps) / fr
+            out["on_time_share"] = out["on_time"] / fr
+            out["delivered_share"] = fr / out["expected"] if out["expected"] else None
+            if d == "vivpoll":
+                dd = [r.get("drv_drops") for r in rs]
+                out["driver_drops"] = sum(dd) if None not in dd else None
+            if d == "memcpy":
+                out["copy_cpu_ms"] = statistics.median(r["copy_cpu_ms"] for r in rs)
+                kc = [r["kcopy_cpu_ms"] for r in rs if r.get("kcopy_cpu_ms") is not None]
+                out["kernel_copy_cpu_ms"] = statistics.median(kc) if kc else None
+            out["buffers"] = rs[0].get("buffers")
+            if d != "memcpy":
+                out["input"] = rs[0].get("input")
+                out["fps_set"] = rs[0].get("fps_set")
+            return out
+
+        p = {d: pool(d) for d in per}
+        c = {d: (p[d]["cpu_ms_per_frame"] if p[d] else None) for d in per}
+        r_vivid = ratio(c["vivpoll"], c["vivid"])
+        r_mem = ratio(c["vivpoll"], c["memcpy"])
+        prod = {d: (p[d].get("producer_ms_per_frame") if p[d] else None) for d in per}
+        kcopy = p["memcpy"].get("kernel_copy_cpu_ms") if p["memcpy"] else None
+        self.res["frame_cost"] = {
+            "format": "1280x720 YUYV, 30 fps, mmap",
+            "method": "guest /proc/stat busy time over the streaming window "
+                      "minus the idle window's busy rate, per delivered frame, "
+                      "pooled over rounds",
+            "rounds": per_round,
+            "vivpoll": p["vivpoll"], "vivid": p["vivid"], "memcpy": p["memcpy"],
+            "vivpoll_vs_vivid": r_vivid, "vivpoll_vs_memcpy": r_mem,
+            "producer_vivpoll_vs_vivid": ratio(prod["vivpoll"], prod["vivid"]),
+            "vivpoll_vs_kernel_copy": ratio(c["vivpoll"], kcopy),
+            "target_vs_vivid": TARGETS["frame_vs_vivid"],
+            "target_vs_memcpy": TARGETS["frame_vs_memcpy"],
+        }
+        s1 = self.verdict("frame cost vs vivid", r_vivid, TARGETS["frame_vs_vivid"])
+        s2 = self.verdict("frame cost vs memcpy", r_mem, TARGETS["frame_vs_memcpy"])
+        self.res["frame_cost"]["met_vs_vivid"] = s1
+        self.res["frame_cost"]["met_vs_memcpy"] = s2
+        ms = "{:.2f} ms"
+        self.rows.append(("1", "Frame cost, guest CPU per frame", fnum(c["vivpoll"], ms),
+                          "vivid " + fnum(c["vivid"], ms), fratio(r_vivid),
+                          "<= 0.5x", s1))
+        bufs = {d: p[d]["buffers"] for d in per if p[d]}
+        if len(set(bufs.values())) > 1:
+            self.res["frame_cost"]["note"] = "buffer counts differ: %s" % bufs
+        self.rows.append(("", "  1280x720 YUYV 30 fps, {} mmap bufs".format(
+            "/".join(str(b) for b in sorted(set(bufs.values()))) or "?"), "",
+                          "memcpy " + fnum(c["memcpy"], ms), fratio(r_mem),
+                          "<= 2x", s2))
+        self.rows.append(("", "  producer thread only", fnum(prod["vivpoll"], ms),
+                          "vivid " + fnum(prod["vivid"], ms),
+                          fratio(ratio(prod["vivpoll"], prod["vivid"])), "", "info"))
+        if p["memcpy"]:
+            self.rows.append(("", "  one unpaced copy: user / kernel", "",
+                              "{} / {}".format(fnum(p["memcpy"]["copy_cpu_ms"], ms),
+                                               fnum(kcopy, ms)),
+                              fratio(ratio(c["vivpoll"], kcopy), "x k"), "", "info"))
+
+        def ot(d):
+            if not p[d]:
+                return "n/a"
+            s = "{:.0f}% on time, {} drops".format(100 * p[d]["on_time_share"], p[d]["drops"])
+            return s
+
+        self.rows.append(("", "  frames on time (<= 1 interval)", ot("vivpoll"),
+                          "vivid " + ot("vivid"), "", "", "info"))
+        if p["vivpoll"] and p["vivid"]:
+            self.rows.append(("", "  frames delivered / expected",
+                              "{:.1f}%".format(100 * (p["vivpoll"]["delivered_share"] or 0)),
+                              "vivid {:.1f}%".format(100 * (p["vivid"]["delivered_share"] or 0)),
+                              "", "", "info"))
+
+    # ---- 2. highest rate -------------------------------------------------
+    def rate(self):
+        if self.skipped("rate", "2", "Highest rate"):
+            return
+        out = {}
+        for d in ("vivpoll", "vivid"):
+            rs = self.sel("rate", "stream", driver=d)
+            out[d] = {k: rs[0].get(k) for k in ("fps", "fps_set", "input", "frames", "gaps",
+                                                 "on_time", "window_s")} if rs else None
+        un = self.sel("rate-unthrottled", "stream", driver="vivpoll")
+        if un and not un[0].get("absent"):
+            out["vivpoll_unthrottled"] = {k: un[0].get(k) for k in ("fps", "frames", "gaps")}
+            un_s = fnum(un[0].get("fps"), "{:.1f} fps")
+        else:
+            out["vivpoll_unthrottled"] = None
+            out["unthrottled_note"] = ("n/a: vivpoll has no bench-only 'unthrottled' "
+                                       "module parameter")
+            un_s = "n/a (no param)"
+        fv = out["vivpoll"]["fps"] if out["vivpoll"] else None
+        fd = out["vivid"]["fps"] if out["vivid"] else None
+        out["vivpoll_vs_vivid"] = ratio(fv, fd)
+        self.res["highest_rate"] = out
+        st = self.verdict("highest rate", out["vivpoll_vs_vivid"], None)
+
+        def desc(d):
+            o = out[d]
+            if not o:
+                return "n/a"
+            return "{:.1f} fps (of {:.1f})".format(o["fps"], o["fps_set"])
+
+        self.rows.append(("2", "Highest rate, 640x480 YUYV", desc("vivpoll"),
+                          "vivid " + desc("vivid"), fratio(out["vivpoll_vs_vivid"]),
+                          "", st))
+        if out["vivid"]:
+            self.rows.append(("", "  vivid input: " + str(out["vivid"]["input"]), "", "", "",
+                              "", ""))
+        self.rows.append(("", "  vivpoll unthrottled", un_s, "", "", "", "info"))
+
+    # ---- 3. event latency ----------------------------------------------
+    def event(self):
+        if self.skipped("event", "3", "Event latency"):
+            return
+        out = {}
+        for kind in ("ctrl", "eventfd"):
+            rs = self.sel("event", "event", kind=kind)
+            lat = [x for r in rs for x in (r.get("lat_us") or [])]
+            if not lat:
+                out[kind] = None
+                continue
+            out[kind] = {"count": len(lat), "p50_us": pct(lat, 0.5), "p99_us": pct(lat, 0.99),
+                         "mean_us": sum(lat) / len(lat), "cpus": rs[0].get("cpus")}
+            if kind == "ctrl":
+                out[kind]["ev_p50_us"] = statistics.median(r["ev_p50_us"] for r in rs)
+                out[kind]["signal_p50_us"] = statistics.median(r["signal_p50_us"] for r in rs)
+            else:
+                out[kind]["signal_p50_us"] = statistics.median(r["signal_p50_us"] for r in rs)
+        c, e = out.get("ctrl"), out.get("eventfd")
+        r50 = ratio(c and c["p50_us"], e and e["p50_us"])
+        r99 = ratio(c and c["p99_us"], e and e["p99_us"])
+        out["p50_ratio"], out["p99_ratio"] = r50, r99
+        out["target_p50_ratio"] = TARGETS["event_p50_vs_eventfd"]
+        out["method"] = ("select() wake-up CLOCK_MONOTONIC minus the signaller's clock "
+                         "just before VIDIOC_S_CTRL / eventfd write, shared through memory")
+        st = self.verdict("event latency p50", r50, TARGETS["event_p50_vs_eventfd"])
+        out["met"] = st
+        self.res["event_latency"] = out
+        us = "{:.0f} us"
+
+        def pp(x):
+            return "n/a" if not x else "{} / {}".format(fnum(x["p50_us"], us), fnum(x["p99_us"], us))
+
+        n = min(c["count"] if c else 0, e["count"] if e else 0)
+        self.rows.append(("3", "Event latency p50 / p99 ({} ev)".format(n), pp(c),
+                          "eventfd " + pp(e), fratio(r50), "p50 <= 2x", st))
+        self.rows.append(("", "  p99 ratio", "", "", fratio(r99), "", "info"))
+
+    # ---- 4. poll cost ----------------------------------------------------
+    def poll(self):
+        if self.skipped("poll", "4", "poll() cost"):
+            return
+        rs = self.sel("poll", "poll")
+        r = rs[0] if rs else {}
+        # The figure is the fastest round: noise on a shared host only adds.
+        v, e, vd = r.get("vivpoll_min_ns"), r.get("eventfd_min_ns"), r.get("vivid_min_ns")
+        out = {"method": "minimum over rounds of the time per call "
+                         "(poll with a zero timeout, nothing pending)",
+               "vivpoll_ns": v, "eventfd_ns": e, "vivid_ns": vd,
+               "vivpoll_median_ns": r.get("vivpoll_ns"), "eventfd_median_ns": r.get("eventfd_ns"),
+               "vivid_median_ns": r.get("vivid_ns"),
+               "median_ratio": ratio(r.get("vivpoll_ns"), r.get("eventfd_ns")),
+               "vivpoll_vs_eventfd": ratio(v, e), "vivid_vs_eventfd": ratio(vd, e),
+               "vivpoll_engine_starts": r.get("vivpoll_engine_starts"),
+               "calls_per_round": r.get("count"), "rounds": r.get("rounds"),
+               "target": TARGETS["poll_vs_eventfd"]}
+        pend = r.get("vivpoll_pending", 0) + r.get("eventfd_pending", 0)
+        if pend:
+            out["note"] = "{} calls found something pending".format(pend)
+        st = self.verdict("poll cost", out["vivpoll_vs_eventfd"], TARGETS["poll_vs_eventfd"])
+        out["met"] = st
+        self.res["poll_cost"] = out
+        ns = "{:.0f} ns"
+        self.rows.append(("4", "poll() cost, nothing pending (best)", fnum(v, ns),
+                          "eventfd " + fnum(e, ns),
+                          fratio(out["vivpoll_vs_eventfd"]), "<= 2x", st))
+        self.rows.append(("", "  median of {} rounds".format(r.get("rounds", "?")),
+                          fnum(r.get("vivpoll_ns"), ns), "eventfd " + fnum(r.get("eventfd_ns"), ns),
+                          fratio(out["median_ratio"]), "", "info"))
+        if vd is not None:
+            self.rows.append(("", "  vivid (POLLPRI), for reference", "", "vivid " + fnum(vd, ns),
+                              fratio(out["vivid_vs_eventfd"], "x e"), "", "info"))
+
+    # ---- 5. idle -----------------------------------------------------------
+    def idle(self):
+        if self.skipped("idle", "5", "Idle"):
+            return
+        rs = self.sel("idle", "idle")
+        base = self.sel("idle", "cpu")
+        if not rs:
+            self.res["idle"] = None
+            st = self.verdict("idle", None, 0)
+            self.rows.append(("5", "Idle: waiters on exceptfds", "n/a", "", "", "= 0", st))
+            return
+        r = rs[0]
+        b = base[0] if base else None
+        out = {"procs": r["procs"], "waiting": r["waiting"], "seconds": r["window_s"],
+               "frames": r["frames"], "engine_starts": r["engine_starts"],
+               "poll_calls": r["poll_calls"], "poll_req_seen": r["poll_req_seen"],
+               "busy_ms": r["busy_ms"], "baseline_busy_ms": b["busy_ms"] if b else None}
+        ok = r["frames"] == 0 and r["engine_starts"] == 0 and r["waiting"] == r["procs"]
+        st = "met" if ok else "missed"
+        self.verdicts.append(("idle frames and starts", st))
+        out["met"] = st
+        self.res["idle"] = out
+        self.rows.append(("5", "Idle: {} waiters, {:.0f} s: frames / starts".format(
+            r["procs"], r["window_s"]), "{} / {}".format(r["frames"], r["engine_starts"]),
+            "", "", "= 0 / = 0", st))
+        self.rows.append(("", "  guest CPU busy in the window", "{:.0f} ms".format(r["busy_ms"]),
+                          "idle guest " + (fnum(b["busy_ms"], "{:.0f} ms") if b else "n/a"),
+                          "", "", "info"))
+
+    # ---- 6. the development loop -------------------------------------------
+    def loop(self):
+        out = {}
+        cold = None
+        if self.readme and os.path.exists(self.readme):
+            for line in open(self.readme, encoding="utf-8", errors="replace"):
+                if re.search(r"cold", line, re.I) and re.search(r"make check", line) and \
+                        re.search(r"\d+(\.\d+)?\s*(s|min|minutes|seconds)\b", line):
+                    cold = line.strip()
+                    break
+        out["cold_make_check"] = cold or "not measured"
+        self.rows.append(("6", "Loop: cold make check (README)", (cold or "not measured")[:40],
+                          "", "", "", "info"))
+        lp = self.host.get("loop", {})
+        for what, label in (("warm", "warm make check"), ("edit", "make check, 1 driver edit")):
+            lim = TARGETS["loop_%s_s" % what]
+            if not lp.get("requested"):
+                out[what] = "not run (LOOP=1)"
+                self.rows.append(("", "Loop: " + label, "not run (LOOP=1)", "", "",
+                                  "< {:.0f} s".format(lim), "not run"))
+                continue
+            t = lp.get(what + "_s")
+            out[what] = {"seconds": t, "status": lp.get(what + "_rc"),
+                         "summary": lp.get(what + "_summary")}
+            st = self.verdict("loop " + what, t, lim)
+            if st == "met" and t is not None and t >= lim:
+                st = "missed"
+            out[what]["met"] = st
+            self.rows.append(("", "Loop: " + label, fnum(t, "{:.0f} s"),
+                              "make check: " + (lp.get(what + "_summary") or "status {}".format(
+                                  lp.get(what + "_rc")))[:40], "",
+                              "< {:.0f} s".format(lim), st))
+        boots = self.host.get("boots", [])
+        ok = [b for b in boots if b.get("rc") == 0]
+        if ok:
+            wall = statistics.median(b["wall_s"] for b in ok)
+            ki = [b["kernel_at_init_s"] for b in ok if b.get("kernel_at_init_s") is not None]
+            up = [b["uptime_at_cmd_s"] for b in ok if b.get("uptime_at_cmd_s") is not None]
+            out["boot"] = {"boots": len(ok), "median_wall_s": wall,
+                           "median_kernel_at_init_s": statistics.median(ki) if ki else None,
+                           "median_uptime_at_command_s": statistics.median(up) if up else None,
+                           "all": boots}
+            self.rows.append(("", "Boot to init, median of {}".format(len(ok)),
+                              "{:.1f} s wall".format(wall),
+                              "kernel at init {} s, at command {} s".format(
+                                  fnum(out["boot"]["median_kernel_at_init_s"]),
+                                  fnum(out["boot"]["median_uptime_at_command_s"])),
+                              "", "", "info"))
+        else:
+            out["boot"] = None if not boots else {"all": boots}
+            self.rows.append(("", "Boot to init", "not measured" if not boots else "failed",
+                              "", "", "", "info" if not boots else "error"))
+            if boots:
+                self.verdicts.append(("boot", "error"))
+        self.res["loop"] = out
+
+    def build(self):
+        self.frame()
+        self.rate()
+        self.event()
+        self.poll()
+        self.idle()
+        self.loop()
+        self.res["meta"] = self.meta
+        self.res["host"] = {k: v for k, v in self.host.items() if k != "loop"}
+        self.res["errors"] = [{"phase": r.get("phase"), "test": r.get("test"),
+                               "error": r.get("error")} for r in self.errors]
+        self.res["verdicts"] = {n: s for n, s in self.verdicts}
+        missed = [n for n, s in self.verdicts if s in ("missed", "error")]
+        self.res["missed"] = missed
+        self.res["targets_met"] = not missed and not self.errors
+        return self.res
+
+    def table(self):
+        hdr = ("#", "measure", "vivpoll", "reference", "ratio", "target", "result")
+        rows = [hdr] + [tuple(str(c) for c in r) for r in self.rows]
+        w = [max(len(r[i]) for r in rows) for i in range(len(hdr))]
+        lines = []
+        for i, r in enumerate(rows):
+            lines.append("  ".join(r[k].ljust(w[k]) for k in range(len(hdr))).rstrip())
+            if i == 0:
+                lines.append("  ".join("-" * w[k] for k in range(len(hdr))))
+        return "\n".join(lines)
+
+
+def chart(res, png):
+    gp = shutil.which("gnuplot")
+    if not gp:
+        return "gnuplot is missing (make deps installs gnuplot-nox)"
+    fc, ev, pc = res.get("frame_cost", {}), res.get("event_latency", {}), res.get("poll_cost", {})
+    d = tempfile.mkdtemp(prefix="vivpoll-bench-")
+
+    def val(x, *keys):
+        for k in keys:
+            if not isinstance(x, dict):
+                return None
+            x = x.get(k)
+        return x
+
+    def w(name, rows):
+        with open(os.path.join(d, name), "w") as f:
+            for r in rows:
+                f.write(" ".join('"%s"' % c if isinstance(c, str) else
+                                 ("0" if c is None else repr(float(c))) for c in r) + "\n")
+
+    w("frame.dat", [
+        ("vivpoll", val(fc, "vivpoll", "cpu_ms_per_frame"), val(fc, "vivpoll", "producer_ms_per_frame")),
+        ("vivid", val(fc, "vivid", "cpu_ms_per_frame"), val(fc, "vivid", "producer_ms_per_frame")),
+        ("memcpy (user)", val(fc, "memcpy", "cpu_ms_per_frame"), val(fc, "memcpy", "copy_cpu_ms")),
+        ("kernel copy", val(fc, "memcpy", "kernel_copy_cpu_ms"), val(fc, "memcpy", "kernel_copy_cpu_ms")),
+    ])
+    # log scale: a missing value sits at the floor (10 us)
+    w("event.dat", [(n,) + tuple(v if v else 10 for v in (val(ev, k, "p50_us"), val(ev, k, "p99_us")))
+                    for n, k in (("control event", "ctrl"), ("eventfd", "eventfd"))])
+    w("poll.dat", [(n, pc.get(n + "_ns"), pc.get(n + "_median_ns"))
+                   for n in ("vivpoll", "eventfd", "vivid")])
+    ratios = [
+        ("frame/vivid", fc.get("vivpoll_vs_vivid"), 0.5),
+        ("frame/memcpy", fc.get("vivpoll_vs_memcpy"), 2.0),
+        ("event p50/eventfd", ev.get("p50_ratio"), 2.0),
+        ("poll/eventfd", pc.get("vivpoll_vs_eventfd"), 2.0),
+    ]
+    w("ratio.dat", [(n, (r / t) if r is not None else None, 1 if (r is not None and r <= t) else 0)
+                    for n, r, t in ratios])
+    script = r"""
+set terminal pngcairo size 1400,900 font "sans,10"
+set output '{png}'
+set multiplot layout 2,2 title "make bench: vivpoll, side by side in one QEMU TCG guest boot"
+set style data histograms
+set style fill solid 0.8 border -1
+set boxwidth 0.8
+set grid ytics
+set key top right
+set yrange [0:*]
+set title "Frame cost, 1280x720 YUYV 30 fps (guest CPU ms per frame)"
+set style histogram clustered gap 1
+plot '{d}/frame.dat' using 2:xtic(1) title "whole guest (/proc/stat, net)", \
+     '' using 3 title "producer only / one unpaced copy"
+set title "Event latency, select() wake-up (us, log scale)"
+set logscale y
+set yrange [10:*]
+plot '{d}/event.dat' using 2:xtic(1) title "p50", '' using 3 title "p99"
+unset logscale y
+set yrange [0:*]
+set title "poll(), nothing pending (ns per call)"
+set style histogram clustered gap 1
+plot '{d}/poll.dat' using 2:xtic(1) title "best round", '' using 3 title "median round"
+set title "Ratio / target limit (<= 1 is met)"
+set yrange [0:*]
+set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lc rgb "red" lw 2 front
+set style fill solid 0.8
+unset key
+plot '{d}/ratio.dat' using ($0):2:($3 > 0 ? 0x33aa33 : 0xdd3333):xtic(1) with boxes lc rgb variable
+unset multiplot
+""".format(png=png, d=d)
+    with open(os.path.join(d, "bench.gp"), "w") as f:
+        f.write(script)
+    r = subprocess.run([gp, os.path.join(d, "bench.gp")], capture_output=True, text=True)
+    shutil.rmtree(d, ignore_errors=True)
+    if r.returncode != 0 or not os.path.exists(png):
+        return "gnuplot failed: " + r.stderr.strip()[-400:]
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--raw", required=True)
+    ap.add_argument("--host")
+    ap.add_argument("--readme")
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--png", required=True)
+    a = ap.parse_args()
+    raw = None
+    try:
+        with open(a.raw) as f:
+            raw = json.load(f)
+    except (OSError, ValueError) as e:
+        print("bench: no guest results (%s): every guest measurement is missing" % e,
+              file=sys.stderr)
+    host = {}
+    if a.host and os.path.exists(a.host):
+        try:
+            with open(a.host) as f:
+                host = json.load(f)
+        except ValueError as e:
+            print("bench: bad %s: %s" % (a.host, e), file=sys.stderr)
+            return 2
+    rep = Report(raw, host, a.readme)
+    res = rep.build()
+    if raw is None:
+        res["errors"].append({"phase": "guest", "test": "all", "error": "no guest results"})
+        res["targets_met"] = False
+    err = chart(res, os.path.abspath(a.png))
+    if err:
+        res["errors"].append({"phase": "host", "test": "chart", "error": err})
+        res["targets_met"] = False
+    with open(a.json, "w") as f:
+        json.dump(res, f, indent=2)
+        f.write("\n")
+
+    m = res.get("meta", {})
+    print()
+    print("make bench: vivpoll against vivid, memcpy and eventfd; ratios from one guest boot")
+    print("(kernel {}, {} vCPUs under QEMU TCG; {} s windows x {} rounds)".format(
+        m.get("kernel", "?"), m.get("cpus", "?"), m.get("secs", "?"), m.get("rounds", "?")))
+    print()
+    print(rep.table())
+    print()
+    for e in res["errors"]:
+        print("error: {} {}: {}".format(e["phase"], e["test"], e["error"]))
+    met = sum(1 for _, s in rep.verdicts if s == "met")
+    missed = [n for n, s in rep.verdicts if s in ("missed", "error")]
+    print("targets: {} met, {} missed{}".format(met, len(missed),
+                                                 (" (" + ", ".join(missed) + ")") if missed else ""))
+    print("wrote {} and {}".format(a.json, a.png if not err else "(no chart: %s)" % err))
+    return 0 if res["targets_met"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
