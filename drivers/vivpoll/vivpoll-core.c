@@ -160,6 +160,7 @@ static int vivpoll_probe(struct platform_device *pdev)
 	mutex_init(&dev->gen_lock);
 	spin_lock_init(&dev->lock);
 	INIT_LIST_HEAD(&dev->buf_list);
+	INIT_LIST_HEAD(&dev->qbuf_list);
 	init_waitqueue_head(&dev->engine_wq);
 
 	snprintf(dev->v4l2_dev.name, sizeof(dev->v4l2_dev.name), "%s-%u",

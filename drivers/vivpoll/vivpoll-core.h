@@ -97,8 +97,10 @@ struct vivpoll_run {
  * @timeperframe: current frame interval
  * @input: current input
  * @hdmi_signal: the HDMI input has a signal
+ * @in_qbuf: VIDIOC_QBUF is running, protected by @mutex
+ * @qbuf_list: buffers queued by the running VIDIOC_QBUF, protected by @mutex
  * @lock: protects @buf_list and @stats
- * @buf_list: buffers queued to the driver and not yet filled
+ * @buf_list: buffers queued to the engine and not yet filled
  * @stats: counters
  * @engine: the frame engine thread, NULL when stopped
  * @engine_wq: wakes up @engine when a buffer is queued
@@ -126,6 +128,9 @@ struct vivpoll_dev {
 	struct v4l2_fract timeperframe;
 	unsigned int input;
 	bool hdmi_signal;
+
+	bool in_qbuf;
+	struct list_head qbuf_list;
 
 	/* protects buf_list and stats, taken from any context */
 	spinlock_t lock;

@@ -19,10 +19,11 @@
  * sequence gaps. The buffer timestamp is the due time of its slot, the
  * start of the frame.
  *
- * Only the application can cause drops: when the engine thread itself
- * wakes up a whole frame interval or more late, it moves its start time
- * by that delay (see vivpoll_time_base_shift_ns()) rather than producing
- * the missed slots in a burst or counting them as dropped.
+ * Only the application can cause drops. When the engine thread itself
+ * wakes up late, it produces the slots it missed one after the other; if
+ * it is more than a few frame intervals late, it moves its start time by
+ * that delay instead (see vivpoll_time_base_shift_ns()), rather than
+ * producing all missed slots in a burst or counting them as dropped.
  */
 
 #include <linux/hrtimer.h>
@@ -162,7 +163,7 @@ static void vivpoll_engine_tick(struct vivpoll_dev *dev)
 		dev->stats.drops++;
 	spin_unlock(&dev->lock);
 
-	sequence = vivpoll_count_slot(&run->counts, buf);
+	sequence = vivpoll_count_slot(&run->counts, !!buf);
 	if (!buf) {
 		trace_vivpoll_frame(dev->inst, sequence, -1);
 		vivpoll_dbg(2, dev, "frame %u dropped, no buffer\n", sequence);
@@ -296,7 +297,7 @@ void vivpoll_engine_stop(struct vivpoll_dev *dev)
 		    run->counts.frames, run->counts.drops);
 }
 
-/* Hand all buffers still owned by the driver back to vb2 */
+/* Hand all buffers still owned by the driver back to vb2; needs dev->mutex */
 void vivpoll_engine_return_buffers(struct vivpoll_dev *dev,
 				   enum vb2_buffer_state state)
 {
@@ -306,6 +307,7 @@ void vivpoll_engine_return_buffers(struct vivpoll_dev *dev,
 	spin_lock(&dev->lock);
 	list_splice_init(&dev->buf_list, &list);
 	spin_unlock(&dev->lock);
+	list_splice_tail_init(&dev->qbuf_list, &list);
 
 	list_for_each_entry_safe(buf, tmp, &list, list) {
 		list_del(&buf->list);

@@ -165,27 +165,27 @@ static void vivpoll_test_time_base(struct kunit *test)
 {
 	const struct v4l2_fract fps30 = { 1, 30 };
 	const struct v4l2_fract fps5 = { 1, 5 };
-	u64 t30 = vivpoll_frame_due_ns(1, &fps30);
 	u64 due10 = vivpoll_frame_due_ns(10, &fps30);
-	u64 shift;
+	u64 limit = vivpoll_frame_due_ns(10 + VIVPOLL_MAX_LATE_SLOTS, &fps30);
 
-	/* on time, early or a little late: keep the time base */
+	/* on time, early or a few frames late: keep the time base */
 	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(0, 0, &fps30), 0);
 	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, due10, &fps30), 0);
 	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, due10 - 1, &fps30),
 			0);
-	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, due10 + t30 - 1,
-							 &fps30), 0);
+	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, limit, &fps30), 0);
 
-	/* held up for a whole interval or more: the slot becomes due now */
-	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, due10 + t30,
-							 &fps30), t30);
-	shift = vivpoll_time_base_shift_ns(10, due10 + 5 * NSEC_PER_SEC, &fps30);
-	KUNIT_EXPECT_EQ(test, shift, 5 * NSEC_PER_SEC);
+	/* held up for longer: the slot becomes due now */
+	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, limit + 1, &fps30),
+			limit + 1 - due10);
+	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, due10 +
+							 5 * NSEC_PER_SEC,
+							 &fps30),
+			5 * NSEC_PER_SEC);
 
-	/* at 5 fps, 150 ms late is still on time */
+	/* at 5 fps, 500 ms late is still caught up on */
 	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(1, NSEC_PER_SEC / 5 +
-							 150 * NSEC_PER_MSEC,
+							 500 * NSEC_PER_MSEC,
 							 &fps5), 0);
 }
 

@@ -157,19 +157,21 @@ u64 vivpoll_frame_due_ns(u64 slot, const struct v4l2_fract *tpf)
 
 /*
  * The engine is about to produce frame slot @slot, @elapsed_ns after the
- * start of its time base. If it gets there a whole frame interval or more
- * after the slot was due, then the engine itself was held up (an overloaded
- * or emulated CPU), not the application: producing the missed slots in a
- * burst would only run out of buffers and turn the engine's own delay into
- * drops. Return by how much to move the time base so that the slot is due
- * now instead; zero when the engine is on time or only a little late.
+ * start of its time base. Being a little late is normal, and the engine
+ * then produces the slots it is late for one after the other, with their
+ * own timestamps, keeping the frame rate. But if it is more than
+ * VIVPOLL_MAX_LATE_SLOTS frame intervals late, the engine itself was held
+ * up (an overloaded or emulated CPU): producing all missed slots in a burst
+ * would only run out of buffers and turn the engine's own delay into
+ * drops. Return by how much to move the time base so that @slot is due now
+ * in that case, and zero otherwise.
  */
 u64 vivpoll_time_base_shift_ns(u64 slot, u64 elapsed_ns,
 			       const struct v4l2_fract *tpf)
 {
-	u64 due = vivpoll_frame_due_ns(slot, tpf);
+	u64 limit = vivpoll_frame_due_ns(slot + VIVPOLL_MAX_LATE_SLOTS, tpf);
 
-	if (elapsed_ns < due + vivpoll_frame_due_ns(1, tpf))
+	if (elapsed_ns <= limit)
 		return 0;
-	return elapsed_ns - due;
+	return elapsed_ns - vivpoll_frame_due_ns(slot, tpf);
 }

@@ -14,8 +14,19 @@
 #include <linux/types.h>
 #include <linux/videodev2.h>
 
-/* Minimum number of buffers allocated by queue_setup */
-#define VIVPOLL_MIN_BUFFERS		4
+/*
+ * Minimum number of buffers allocated by queue_setup: generous, so that an
+ * application that is descheduled for a few frames (easily seen on a busy
+ * emulated CPU) does not make the engine drop frames.
+ */
+#define VIVPOLL_MIN_BUFFERS		8
+
+/*
+ * The engine produces frame slots it is late for one after the other, but
+ * it catches up on at most this many: if it fell further behind, it moves
+ * its time base instead (see vivpoll_time_base_shift_ns()).
+ */
+#define VIVPOLL_MAX_LATE_SLOTS		4
 
 /**
  * struct vivpoll_fmt - a supported packed pixel format

@@ -64,6 +64,12 @@ static void vid_cap_buf_queue(struct vb2_buffer *vb)
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vb->vb2_queue);
 	struct vivpoll_buffer *buf = to_vivpoll_buffer(to_vb2_v4l2_buffer(vb));
 
+	/* Within VIDIOC_QBUF: vid_cap_qbuf() hands the buffer on */
+	if (dev->in_qbuf) {
+		list_add_tail(&buf->list, &dev->qbuf_list);
+		return;
+	}
+
 	spin_lock(&dev->lock);
 	list_add_tail(&buf->list, &dev->buf_list);
 	spin_unlock(&dev->lock);
@@ -266,6 +272,31 @@ static int vid_cap_s_parm(struct file *file, void *priv,
 	return vid_cap_g_parm(file, priv, parm);
 }
 
+/*
+ * vb2_core_qbuf() passes the buffer to buf_queue before it fills in the
+ * v4l2_buffer that VIDIOC_QBUF returns. The engine can fill a buffer at
+ * once, and if it completed one in between, VIDIOC_QBUF would return it
+ * with V4L2_BUF_FLAG_DONE set. So buffers queued by VIDIOC_QBUF only go
+ * to the engine when vb2 is done with the ioctl.
+ */
+static int vid_cap_qbuf(struct file *file, void *priv, struct v4l2_buffer *p)
+{
+	struct vivpoll_dev *dev = video_drvdata(file);
+	int ret;
+
+	dev->in_qbuf = true;
+	ret = vb2_ioctl_qbuf(file, priv, p);
+	dev->in_qbuf = false;
+
+	if (!list_empty(&dev->qbuf_list)) {
+		spin_lock(&dev->lock);
+		list_splice_tail_init(&dev->qbuf_list, &dev->buf_list);
+		spin_unlock(&dev->lock);
+		wake_up(&dev->engine_wq);
+	}
+	return ret;
+}
+
 static int vid_cap_enum_input(struct file *file, void *priv,
 			      struct v4l2_input *inp)
 {
@@ -388,7 +419,7 @@ const struct v4l2_ioctl_ops vivpoll_ioctl_ops = {
 	.vidioc_create_bufs = vb2_ioctl_create_bufs,
 	.vidioc_prepare_buf = vb2_ioctl_prepare_buf,
 	.vidioc_querybuf = vb2_ioctl_querybuf,
-	.vidioc_qbuf = vb2_ioctl_qbuf,
+	.vidioc_qbuf = vid_cap_qbuf,
 	.vidioc_dqbuf = vb2_ioctl_dqbuf,
 	.vidioc_expbuf = vb2_ioctl_expbuf,
 	.vidioc_streamon = vb2_ioctl_streamon,

@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * 84-legacy-toggle: flip fs.poll_legacy_null_table between 0 and 1 as fast
+ * as possible while processes wait for events on several fds of two
+ * vivpoll devices with select(), pselect(), poll(), ppoll() and epoll
+ * (exceptfds/POLLPRI, sometimes readfds/POLLIN too, with a timeout or
+ * none), while another process raises control, EOS and source change
+ * events, and the waiters read frames when POLLIN says so.
+ *
+ * Checks: nobody dies or hangs; only the errnos the API allows; every
+ * waiter keeps getting the events of every device (in both halves of the
+ * run, never a long gap); the switch is 0 at the end; then, with the
+ * switch at 0, a waiter that asks for POLLPRI only (select exceptfds,
+ * poll, epoll; zero and non-zero timeouts, with an event pending or not)
+ * neither starts the engine nor is seen asking for POLLIN; and with the
+ * switch at 1 a zero-timeout select() on exceptfds does start it (the
+ * pre-v3.4 behaviour, so the toggle really switched something). Then the
+ * checks of vt_health(). The switch is restored to 0 on every exit,
+ * signals included.
+ *
+ *   84-legacy-toggle [--seed N] [--waiters N] [--secs S]
+ *
+ * Defaults: 6 waiters (2 fds on each device each), 20*scale seconds.
+ * vivpoll is reloaded with n_devs=2 and afterwards with its defaults.
+ */
+#define VT_LIB_ONLY
+#include "90-health.c"
+
+#include <getopt.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+
+#define NDEV		2
+#define FDS_PER_DEV	2
+#define NFD		(NDEV * FDS_PER_DEV)
+#define MAX_WAITERS	32
+#define MAX_MSGS	4
+
+struct waiter {
+	uint64_t waits, events, reads, reopens, max_gap_ms, zero_timeouts;
+	uint64_t ev_half[NDEV][2];	/* events per device, per half */
+	uint64_t t_last_ev;
+	unsigned int unexpected, nmsg;
+	char cur[80];
+	char msg[MAX_MSGS][160];
+};
+
+struct raiser {
+	uint64_t ctrl, eos, src;
+	unsigned int unexpected, nmsg;
+	char msg[MAX_MSGS][160];
+};
+
+struct shared {
+	uint64_t t0, t_half, t_end;
+	struct raiser raiser;
+	struct waiter w[MAX_WAITERS];
+};
+
+static struct shared *sh;
+static struct vt_dev devs[VT_MAX_DEVS];
+static int ndevs;
+static pid_t kids[MAX_WAITERS + 1];
+static int nkids;
+static bool have_switch;
+
+/* ---- the switch, restored on every exit ------------------------------------ */
+
+static void switch_restore_raw(void)
+{
+	int fd = open(VP_SYSCTL_PATH, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, "0\n", 2) < 0) {
+			/* nothing more to do in a signal handler */
+		}
+		close(fd);
+	}
+}
+
+static void on_fatal(int sig)
+{
+	static const char msg[] = "not ok - 84-legacy-toggle interrupted; "
+				  "fs.poll_legacy_null_table restored to 0\n";
+	int i;
+
+	if (have_switch)
+		switch_restore_raw();
+	for (i = 0; i < nkids; i++)
+		if (kids[i] > 0)
+			kill(kids[i], SIGKILL);
+	if (write(1, msg, sizeof(msg) - 1) < 0) {
+		/* ignore */
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* the children clear have_switch and leave with _exit() */
+static void at_exit(void)
+{
+	if (have_switch)
+		switch_restore_raw();
+}
+
+/* ---- children ----------------------------------------------------------------- */
+
+#define MSG(who, ...) do {						\
+	(who)->unexpected++;						\
+	if ((who)->nmsg < MAX_MSGS)					\
+		snprintf((who)->msg[(who)->nmsg++],			\
+			 sizeof((who)->msg[0]), __VA_ARGS__);		\
+} while (0)
+
+static void raiser_main(void)
+{
+	struct raiser *r = &sh->raiser;
+	int fd[NDEV], d, v = 0;
+	uint64_t n = 0;
+
+	for (d = 0; d < ndevs; d++) {
+		fd[d] = open(devs[d].path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd[d] < 0) {
+			MSG(r, "raiser: open %.31s: %s", devs[d].path,
+			    vt_errname(errno));
+			_exit(1);
+		}
+	}
+	while (vp_now_ns() < sh->t_end) {
+		n++;
+		v = (v + 1) % 256;
+		for (d = 0; d < ndevs; d++) {
+			int e;
+
+			if (vp_ctrl_set(fd[d], V4L2_CID_BRIGHTNESS, v) < 0)
+				MSG(r, "raiser: S_CTRL brightness: %s",
+				    vt_errname(errno));
+			else
+				r->ctrl++;
+			if (n % 5 == 0) {
+				e = vp_ctrl_set(fd[d], VIVPOLL_CID_RAISE_EOS, 1);
+				if (e < 0)
+					MSG(r, "raiser: RAISE_EOS: %s",
+					    vt_errname(-e));
+				else
+					r->eos++;
+			}
+			if (n % 11 == 0) {
+				e = vp_ctrl_set(fd[d], VIVPOLL_CID_HDMI_SIGNAL,
+						(int)(n / 11 % 2));
+				if (e < 0)
+					MSG(r, "raiser: HDMI signal: %s",
+					    vt_errname(-e));
+				else
+					r->src++;
+			}
+		}
+		vp_sleep_ms(10);
+	}
+	/* leave the signal on */
+	for (d = 0; d < ndevs; d++) {
+		vp_ctrl_set(fd[d], VIVPOLL_CID_HDMI_SIGNAL, 1);
+		close(fd[d]);
+	}
+	_exit(0);
+}
+
+struct wfd {
+	int fd, dev;
+	bool nb;
+	int no_in;	/* don't ask for POLLIN for this many waits */
+};
+
+static void w_open(struct waiter *w, struct wfd *f, int *ep)
+{
+	int i;
+
+	*ep = epoll_create1(EPOLL_CLOEXEC);
+	for (i = 0; i < NFD; i++) {
+		struct epoll_event e = { .events = EPOLLPRI, .data.u32 = i };
+
+		f[i].dev = i / FDS_PER_DEV % ndevs;
+		f[i].nb = i % FDS_PER_DEV == 0;
+		f[i].no_in = 0;
+		f[i].fd = open(devs[f[i].dev].path, O_RDWR | O_CLOEXEC |
+			       (f[i].nb ? O_NONBLOCK : 0));
+		if (f[i].fd < 0) {
+			MSG(w, "open %s: %s", devs[f[i].dev].path,
+			    vt_errname(errno));
+			_exit(1);
+		}
+		if (vp_subscribe(f[i].fd, V4L2_EVENT_CTRL,
+				 V4L2_CID_BRIGHTNESS, 0) < 0 ||
+		    vp_subscribe(f[i].fd, V4L2_EVENT_EOS, 0, 0) < 0 ||
+		    vp_subscribe(f[i].fd, V4L2_EVENT_SOURCE_CHANGE,
+				 VIVPOLL_INPUT_HDMI, 0) < 0)
+			MSG(w, "SUBSCRIBE_EVENT: %s", vt_errname(errno));
+		if (epoll_ctl(*ep, EPOLL_CTL_ADD, f[i].fd, &e) < 0)
+			MSG(w, "EPOLL_CTL_ADD: %s", vt_errname(errno));
+	}
+}
+
+static void w_close(struct wfd *f, int ep)
+{
+	int i;
+
+	close(ep);
+	for (i = 0; i < NFD; i++)
+		close(f[i].fd);
+}
+
+static void w_events(struct waiter *w, struct wfd *f)
+{
+	int i, half = vp_now_ns() >= sh->t_half;
+
+	/* POLLPRI: an event is pending; a blocking fd takes just that one */
+	for (i = 0; i < (f->nb ? 32 : 1); i++) {
+		struct v4l2_event ev;
+		uint64_t now;
+
+		memset(&ev, 0, sizeof(ev));
+		snprintf(w->cur, sizeof(w->cur), "DQEVENT on %s%s",
+			 devs[f->dev].path, f->nb ? " (O_NONBLOCK)" : "");
+		if (ioctl(f->fd, VIDIOC_DQEVENT, &ev) < 0) {
+			if (!i || errno != ENOENT)
+				MSG(w, "DQEVENT after POLLPRI: %s",
+				    vt_errname(errno));
+			return;
+		}
+		now = vp_now_ns();
+		w->events++;
+		w->ev_half[f->dev][half]++;
+		if (w->t_last_ev &&
+		    (now - w->t_last_ev) / 1000000 > w->max_gap_ms)
+			w->max_gap_ms = (now - w->t_last_ev) / 1000000;
+		w->t_last_ev = now;
+		if (ev.type != V4L2_EVENT_CTRL && ev.type != V4L2_EVENT_EOS &&
+		    ev.type != V4L2_EVENT_SOURCE_CHANGE)
+			MSG(w, "DQEVENT: unexpected event type %u", ev.type);
+	}
+}
+
+static void w_read(struct waiter *w, struct wfd *f, uint8_t *buf)
+{
+	ssize_t n;
+
+	snprintf(w->cur, sizeof(w->cur), "read on %s", devs[f->dev].path);
+	n = read(f->fd, buf, 1920 * 1080 * 4);
+	if (n > 0) {
+		w->reads++;
+		return;
+	}
+	/* EBUSY: another fd owns the queue; EAGAIN: nothing yet */
+	if (n < 0 && errno != EBUSY && errno != EAGAIN)
+		MSG(w, "read after POLLIN: %s", vt_errname(errno));
+	f->no_in = 20;
+}
+
+static void waiter_main(struct waiter *w, uint64_t seed)
+{
+	struct vt_rng rng = { seed };
+	struct wfd f[NFD];
+	uint8_t *buf = malloc(1920 * 1080 * 4);
+	int ep, i;
+
+	if (!buf)
+		_exit(3);
+	w_open(w, f, &ep);
+	while (vp_now_ns() < sh->t_end) {
+		int api = (int)vt_below(&rng, 8), r;
+		int ms = vt_one_in(&rng, 8) ? 0 : 200;
+		int in_fd = -1;	/* index of the fd that also asks for POLLIN */
+		short rev[NFD] = { 0 };
+		struct pollfd p[NFD];
+
+		if (vt_one_in(&rng, 60)) {
+			w_close(f, ep);
+			w_open(w, f, &ep);
+			w->reopens++;
+		}
+		for (i = 0; i < NFD; i++)
+			if (f[i].no_in)
+				f[i].no_in--;
+		/* now and then one non-blocking fd also waits for frames */
+		i = (int)vt_below(&rng, NFD);
+		if ((api == 1 || api == 3 || api == 5) && f[i].nb &&
+		    !f[i].no_in)
+			in_fd = i;
+		w->waits++;
+		w->zero_timeouts += !ms;
+		snprintf(w->cur, sizeof(w->cur), "wait api %d, %d ms", api, ms);
+		if (api <= 1 || api == 7) {
+			fd_set rd, ex;
+			struct timeval tv = { 0, ms * 1000 };
+			struct timespec ts = { 0, ms * 1000000L };
+			int maxfd = 0;
+
+			FD_ZERO(&rd);
+			FD_ZERO(&ex);
+			for (i = 0; i < NFD; i++) {
+				FD_SET(f[i].fd, &ex);
+				if (i == in_fd)
+					FD_SET(f[i].fd, &rd);
+				if (f[i].fd > maxfd)
+					maxfd = f[i].fd;
+			}
+			r = api == 7 ? pselect(maxfd + 1, &rd, NULL, &ex, &ts,
+					       NULL) :
+				select(maxfd + 1, &rd, NULL, &ex, &tv);
+			for (i = 0; r > 0 && i < NFD; i++)
+				rev[i] = (FD_ISSET(f[i].fd, &ex) ? POLLPRI : 0) |
+					 (FD_ISSET(f[i].fd, &rd) ? POLLIN : 0);
+		} else if (api == 2 || api == 3 || api == 6) {
+			struct timespec ts = { 0, ms * 1000000L };
+
+			for (i = 0; i < NFD; i++) {
+				p[i].fd = f[i].fd;
+				p[i].events = POLLPRI |
+					      (i == in_fd ? POLLIN : 0);
+				p[i].revents = 0;
+			}
+			r = api == 6 ? ppoll(p, NFD, &ts, NULL) :
+				poll(p, NFD, ms);
+			for (i = 0; r > 0 && i < NFD; i++) {
+				rev[i] = p[i].revents;
+				if (rev[i] & (POLLERR | POLLHUP | POLLNVAL) &&
+				    i != in_fd)
+					MSG(w, "poll: revents 0x%x for POLLPRI",
+					    rev[i]);
+			}
+		} else {
+			struct epoll_event ev[NFD];
+			int tmp = -1, e = ep;
+
+			if (api == 5) {
+				/* a new set, one fd with EPOLLIN too */
+				tmp = epoll_create1(EPOLL_CLOEXEC);
+				for (i = 0; i < NFD; i++) {
+					struct epoll_event a = {
+						.events = EPOLLPRI |
+							  (i == in_fd ? EPOLLIN : 0),
+						.data.u32 = i,
+					};
+
+					epoll_ctl(tmp, EPOLL_CTL_ADD, f[i].fd,
+						  &a);
+				}
+				e = tmp;
+			} else if (vt_one_in(&rng, 4)) {
+				/* EPOLL_CTL_MOD re-polls the fd */
+				struct epoll_event a = { .events = EPOLLPRI };
+
+				i = (int)vt_below(&rng, NFD);
+				a.data.u32 = i;
+				if (epoll_ctl(ep, EPOLL_CTL_MOD, f[i].fd, &a))
+					MSG(w, "EPOLL_CTL_MOD: %s",
+					    vt_errname(errno));
+			}
+			r = epoll_wait(e, ev, NFD, ms);
+			for (i = 0; i < r; i++)
+				rev[ev[i].data.u32] = ev[i].events;
+			if (tmp >= 0)
+				close(tmp);
+		}
+		if (r < 0) {
+			MSG(w, "wait api %d: %s", api, vt_errname(errno));
+			continue;
+		}
+		for (i = 0; i < NFD; i++) {
+			if (rev[i] & POLLPRI)
+				w_events(w, &f[i]);
+			if (i == in_fd && (rev[i] & POLLIN) &&
+			    !(rev[i] & POLLERR))
+				w_read(w, &f[i], buf);
+			else if (i == in_fd && (rev[i] & POLLERR))
+				f[i].no_in = 20;
+		}
+	}
+	w_close(f, ep);
+	free(buf);
+	snprintf(w->cur, sizeof(w->cur), "done");
+	_exit(0);
+}
+
+/* ---- the checks at the end ------------------------------------------------- */
+
+/*
+ * With the switch at 0, POLLPRI-only waits on an idle device in many forms:
+ * the engine must not start, and the driver must never see POLLIN asked.
+ */
+static void check_pri_only(int d, unsigned int *nwaits, char *why,
+			   size_t len)
+{
+	uint64_t starts0, starts1, running, seen;
+	int fd, fd2, ep, k, r;
+
+	why[0] = 0;
+	fd = open(devs[d].path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	fd2 = open(devs[d].path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fd2 < 0) {
+		snprintf(why, len, "open: %s", vt_errname(errno));
+		goto out;
+	}
+	vp_subscribe(fd, V4L2_EVENT_CTRL, V4L2_CID_BRIGHTNESS, 0);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	{
+		struct epoll_event e = { .events = EPOLLPRI };
+
+		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
+	}
+	vp_debugfs_write(devs[d].inst, "poll_req_seen", "0");
+	if (vp_debugfs_read(devs[d].inst, "engine_starts", &starts0)) {
+		snprintf(why, len, "no debugfs counters");
+		goto out_ep;
+	}
+	for (k = 0; k < 16; k++) {
+		int ms = k % 2 ? 30 : 0;
+		struct epoll_event e;
+		struct v4l2_event ev;
+		struct pollfd p = { .fd = fd, .events = POLLPRI };
+		fd_set ex;
+		struct timeval tv = { 0, ms * 1000 };
+
+		/* every other round with an event pending */
+		if (k % 4 >= 2)
+			vp_ctrl_set(fd2, V4L2_CID_BRIGHTNESS, 10 + k);
+		FD_ZERO(&ex);
+		FD_SET(fd, &ex);
+		switch (k / 4) {
+		case 0:
+			r = select(fd + 1, NULL, NULL, &ex, &tv);
+			break;
+		case 1:
+			r = poll(&p, 1, ms);
+			break;
+		case 2:
+			r = epoll_wait(ep, &e, 1, ms);
+			break;
+		default:
+			r = ppoll(&p, 1, &(struct timespec){ 0, ms * 1000000L },
+				  NULL);
+			break;
+		}
+		(*nwaits)++;
+		if (r < 0)
+			snprintf(why, len, "wait %d: %s", k, vt_errname(errno));
+		while (ioctl(fd, VIDIOC_DQEVENT, &ev) == 0)
+			;
+	}
+	vp_debugfs_read(devs[d].inst, "engine_starts", &starts1);
+	vp_debugfs_read(devs[d].inst, "engine_running", &running);
+	vp_debugfs_read(devs[d].inst, "poll_req_seen", &seen);
+	if (starts1 != starts0 || running)
+		snprintf(why, len, "the engine started (%" PRIu64 " -> %" PRIu64
+			 " starts, running %" PRIu64 ")", starts0, starts1,
+			 running);
+	else if (seen & (POLLIN | POLLRDNORM))
+		snprintf(why, len, "the driver saw POLLIN requested "
+			 "(poll_req_seen 0x%08" PRIx64 ")", seen);
+	else if (!(seen & POLLPRI))
+		snprintf(why, len, "the driver never saw POLLPRI requested "
+			 "(poll_req_seen 0x%08" PRIx64 ")", seen);
+out_ep:
+	close(ep);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (fd2 >= 0)
+		close(fd2);
+}
+
+/* With the switch at 1, a zero-timeout select() on exceptfds starts it. */
+static void check_legacy_starts(int d, char *why, size_t len)
+{
+	uint64_t starts0 = 0, starts1 = 0;
+	struct timeval tv = { 0, 0 };
+	fd_set ex;
+	int fd;
+
+	why[0] = 0;
+	fd = open(devs[d].path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, len, "open: %s", vt_errname(errno));
+		return;
+	}
+	vp_subscribe(fd, V4L2_EVENT_CTRL, V4L2_CID_BRIGHTNESS, 0);
+	vp_debugfs_read(devs[d].inst, "engine_starts", &starts0);
+	if (vp_sysctl_write(1)) {
+		snprintf(why, len, "cannot set the switch");
+	} else {
+		FD_ZERO(&ex);
+		FD_SET(fd, &ex);
+		select(fd + 1, NULL, NULL, &ex, &tv);
+		vp_sysctl_write(0);
+		vp_debugfs_read(devs[d].inst, "engine_starts", &starts1);
+		if (starts1 != starts0 + 1)
+			snprintf(why, len, "engine starts %" PRIu64 " -> %"
+				 PRIu64, starts0, starts1);
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "waiters", required_argument, NULL, 'w' },
+		{ "secs", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int scale = vt_scale();
+	unsigned long nwaiters = 6, secs = 20 * scale;
+	uint64_t seed = vt_default_seed(), toggles = 0, starts0 = 0, starts1;
+	char why[1024], st[64];
+	size_t used = 0;
+	struct vt_rng rng;
+	struct sigaction sa;
+	struct vt_snap snap;
+	unsigned int i, bad = 0, nwaits = 0;
+	int status[MAX_WAITERS + 1], c, d, v = -1;
+	const char *rwhy;
+	uint64_t tot_waits = 0, tot_events = 0, tot_reads = 0, max_gap = 0;
+	uint64_t tot_zero = 0, tot_reopens = 0;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'w':
+			if (vp_parse_uint(optarg, 1, MAX_WAITERS - 1, &nwaiters))
+				goto usage;
+			break;
+		case 't':
+			if (vp_parse_uint(optarg, 1, 3600, &secs))
+				goto usage;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	vt_begin("84-legacy-toggle: flip fs.poll_legacy_null_table under "
+		 "waiters and events");
+	rng.s = seed;
+	sh = vt_shared(sizeof(*sh));
+	have_switch = vp_sysctl_present();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SIGSEGV, &sa, NULL);
+	atexit(at_exit);
+	/* whatever happens, this process ends in bounded time */
+	alarm(secs + 300 * scale);
+
+	c = vt_reload("n_devs=2", 5000 * scale, &rwhy);
+	if (!vt_ok(!c, "vivpoll reloaded with n_devs=2", "%s", rwhy))
+		return vt_end();
+	ndevs = vt_devices(devs, VT_MAX_DEVS);
+	if (!vt_ok(ndevs == NDEV, "two vivpoll devices", "%d found", ndevs))
+		goto restore;
+	if (!have_switch)
+		vt_diag("no fs.poll_legacy_null_table in this kernel: the "
+			"waiters run without the toggling");
+	vt_diag("seed %" PRIu64 ", scale %u: %lu waiters with %d fds each, "
+		"1 event raiser, %lu s", seed, scale, nwaiters, NFD, secs);
+	vt_klog_mark(argv[0]);
+	vt_kmemleak_begin();
+	vt_snapshot(&snap);
+	for (d = 0; d < ndevs; d++) {
+		uint64_t s = 0;
+
+		vp_debugfs_read(devs[d].inst, "engine_starts", &s);
+		starts0 += s;
+	}
+
+	sh->t0 = vp_now_ns();
+	sh->t_half = sh->t0 + secs * 500000000ull;
+	sh->t_end = sh->t0 + secs * 1000000000ull;
+	fflush(stdout);
+	for (i = 0; i <= nwaiters; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			have_switch = false;	/* only the parent restores */
+			if (i == nwaiters)
+				raiser_main();
+			waiter_main(&sh->w[i], seed + 77 * (i + 1));
+		}
+		kids[nkids++] = pid;
+	}
+	/* the toggler */
+	while (vp_now_ns() < sh->t_end) {
+		if (have_switch) {
+			if (vp_sysctl_write(1) || vp_sysctl_write(0)) {
+				vt_diag("writing the switch failed");
+				break;
+			}
+			toggles++;
+			if (vt_one_in(&rng, 2))
+				vp_sleep_ms(vt_below(&rng, 3));
+		} else {
+			vp_sleep_ms(100);
+		}
+	}
+	if (have_switch)
+		vp_sysctl_write(0);
+	vt_reap(kids, status, nkids, sh->t_end + 30000000000ull * scale);
+
+	why[0] = 0;
+	for (i = 0; i < (unsigned int)nkids; i++) {
+		bool is_raiser = i == nwaiters;
+
+		if (status[i] >= 0 && WIFEXITED(status[i]) &&
+		    !WEXITSTATUS(status[i]))
+			continue;
+		bad++;
+		used += snprintf(why + used, used < sizeof(why) ?
+				 sizeof(why) - used : 0, "%s %u: %s in %s; ",
+				 is_raiser ? "raiser" : "waiter", i,
+				 vt_status_str(status[i], st, sizeof(st)),
+				 is_raiser ? "-" : sh->w[i].cur);
+	}
+	for (i = 0; i < nwaiters; i++) {
+		struct waiter *w = &sh->w[i];
+
+		tot_waits += w->waits;
+		tot_events += w->events;
+		tot_reads += w->reads;
+		tot_zero += w->zero_timeouts;
+		tot_reopens += w->reopens;
+		if (w->max_gap_ms > max_gap)
+			max_gap = w->max_gap_ms;
+	}
+	starts1 = 0;
+	for (d = 0; d < ndevs; d++) {
+		uint64_t s = 0;
+
+		vp_debugfs_read(devs[d].inst, "engine_starts", &s);
+		starts1 += s;
+	}
+	vt_diag("%" PRIu64 " toggles of the switch; %lu waiters: %" PRIu64
+		" waits (%" PRIu64 " with a zero timeout), %" PRIu64
+		" events, %" PRIu64 " frames read, %" PRIu64 " reopens; "
+		"raised %" PRIu64 " control, %" PRIu64 " EOS, %" PRIu64
+		" source change events; %" PRIu64 " engine starts",
+		toggles, nwaiters, tot_waits, tot_zero, tot_events, tot_reads,
+		tot_reopens, sh->raiser.ctrl, sh->raiser.eos, sh->raiser.src,
+		starts1 - starts0);
+
+	vt_ok(!bad, "the waiters and the event raiser exited normally", "%s",
+	      why);
+	if (have_switch)
+		vt_ok(!vp_sysctl_read(&v) && v == 0,
+		      "the switch is back at 0", "it is %d", v);
+	else
+		vt_skip("the switch is back at 0", "no such sysctl");
+	if (have_switch)
+		vt_ok(toggles >= 100, "the switch was toggled at least 100 "
+		      "times", "only %" PRIu64, toggles);
+	else
+		vt_skip("the switch was toggled", "no such sysctl");
+
+	used = 0;
+	why[0] = 0;
+	for (i = 0; i < nwaiters; i++) {
+		unsigned int m;
+
+		for (m = 0; m < sh->w[i].nmsg; m++) {
+			vt_diag("waiter %u: %s", i, sh->w[i].msg[m]);
+			used += snprintf(why + used, used < sizeof(why) ?
+					 sizeof(why) - used : 0, "[%u] %s; ",
+					 i, sh->w[i].msg[m]);
+		}
+	}
+	for (i = 0; i < sh->raiser.nmsg; i++)
+		used += snprintf(why + used, used < sizeof(why) ?
+				 sizeof(why) - used : 0, "[raiser] %s; ",
+				 sh->raiser.msg[i]);
+	vt_ok(!*why, "no unexpected errno, event or poll result", "%s", why);
+
+	used = 0;
+	why[0] = 0;
+	for (i = 0; i < nwaiters; i++)
+		for (d = 0; d < ndevs; d++)
+			if (!sh->w[i].ev_half[d][0] || !sh->w[i].ev_half[d][1])
+				used += snprintf(why + used, used < sizeof(why) ?
+						 sizeof(why) - used : 0,
+						 "waiter %u, %s: %" PRIu64 " + %"
+						 PRIu64 " events; ", i,
+						 devs[d].path,
+						 sh->w[i].ev_half[d][0],
+						 sh->w[i].ev_half[d][1]);
+	vt_ok(!*why, "every waiter got the events of every device in both "
+	      "halves of the run", "%s", why);
+	vt_ok(max_gap < 5000 * scale, "no waiter went without an event for "
+	      "long", "the longest gap was %" PRIu64 " ms", max_gap);
+
+	/* the engines stop once the waiters are gone */
+	vt_ok(vt_wait_engines_stopped(5000 * scale, why, sizeof(why)),
+	      "the engines stop once the waiters are gone", "still running: %s",
+	      why);
+	for (d = 0; d < ndevs; d++) {
+		char desc[160];
+
+		nwaits = 0;
+		check_pri_only(d, &nwaits, why, sizeof(why));
+		snprintf(desc, sizeof(desc), "switch at 0: %u POLLPRI-only "
+			 "waits on idle %.31s neither start the engine nor ask "
+			 "for POLLIN", nwaits, devs[d].path);
+		vt_ok(!*why, desc, "%s", why);
+	}
+	if (have_switch) {
+		check_legacy_starts(0, why, sizeof(why));
+		vt_ok(!*why, "switch at 1: a zero-timeout select() on "
+		      "exceptfds starts the engine, as before v3.4", "%s", why);
+		vt_ok(!vp_sysctl_read(&v) && v == 0,
+		      "the switch is at 0 again", "it is %d", v);
+	} else {
+		vt_skip("switch at 1: a select() on exceptfds starts the engine",
+			"no such sysctl");
+	}
+	vt_health(&snap, NULL);
+restore:
+	vt_restore_defaults();
+	return vt_end();
+
+usage:
+	fprintf(stderr, "usage: %s [--seed N] [--waiters N] [--secs S]\n",
+		argv[0]);
+	return VP_EXIT_USAGE;
+}
