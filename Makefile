@@ -6,6 +6,9 @@ export KVER KCONFIG
 ifdef VIVPOLL_CACHE
 export VIVPOLL_CACHE
 endif
+ifdef SUITES
+export SUITES
+endif
 ifdef STRESS_SCALE
 export STRESS_SCALE
 endif
