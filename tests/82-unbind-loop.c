@@ -23,7 +23,7 @@
  *   82-unbind-loop [--cycles N] [--rmmod-cycles N]
  *
  * Defaults: 6*scale unbind cycles and 4*scale rmmod cycles, and no new
- * cycle after 40*scale seconds.
+ * cycle after 15+15*scale seconds.
  */
 #define VT_LIB_ONLY
 #include "90-health.c"
@@ -621,7 +621,7 @@ static void unbind_cycle(unsigned int cycle, uint64_t seed)
 			vt_diag("cycle %u: %s returned %d (%s), events %s, "
 				"after %.1f ms", cycle + 1,
 				kind_names[ro->kind], ro->ret,
-				vt_errname(ro->err),
+				ro->ret < 0 ? vt_errname(ro->err) : "-",
 				vp_poll_mask_str(ro->revents, mask,
 						 sizeof(mask)),
 				(ro->t_done - t_unbind) / 1e6);
@@ -842,7 +842,7 @@ int main(int argc, char **argv)
 	vt_kmemleak_begin();
 
 	t0 = vp_now_ns();
-	stop_at = t0 + 40000000000ull * scale;
+	stop_at = t0 + (15 + 15ull * scale) * 1000000000ull;
 	for (i = 0; i < cycles || i < rcycles; i++) {
 		if (vp_now_ns() > stop_at) {
 			vt_diag("time is up after %lu unbind and %lu rmmod "

@@ -20,7 +20,7 @@
  *
  *   84-legacy-toggle [--seed N] [--waiters N] [--secs S]
  *
- * Defaults: 6 waiters (2 fds on each device each), 20*scale seconds.
+ * Defaults: 6 waiters (2 fds on each device each), 15*scale seconds.
  * vivpoll is reloaded with n_devs=2 and afterwards with its defaults.
  */
 #define VT_LIB_ONLY
@@ -509,7 +509,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int scale = vt_scale();
-	unsigned long nwaiters = 6, secs = 20 * scale;
+	unsigned long nwaiters = 6, secs = 15 * scale;
 	uint64_t seed = vt_default_seed(), toggles = 0, starts0 = 0, starts1;
 	char why[1024], st[64];
 	size_t used = 0;

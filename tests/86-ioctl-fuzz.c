@@ -26,7 +26,7 @@
  *   86-ioctl-fuzz [--seed N] [--calls N] [--procs N] [--secs S]
  *                 [--probe-vb2]
  *
- * Defaults: 20000*scale calls in total by 4 processes, at most 40*scale
+ * Defaults: 20000*scale calls in total by 4 processes, at most 20*scale
  * seconds. --probe-vb2 first demonstrates three known behaviours of the
  * vb2 core that the fuzzer runs into (a failed DQBUF ending the stream,
  * a failed read() taking the queue over, a 2 GiB CREATE_BUFS) and prints
@@ -1017,7 +1017,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int scale = vt_scale(), i, k, unexpected = 0, insane = 0;
-	unsigned long ncalls = 20000 * scale, nprocs = 4, secs = 40 * scale;
+	unsigned long ncalls = 20000 * scale, nprocs = 4, secs = 20 * scale;
 	uint64_t seed = vt_default_seed(), t0, deadline, done = 0, ok = 0;
 	uint64_t rnd = 0, rnd_ok = 0, badp = 0, exported = 0;
 	struct vt_dev devs[VT_MAX_DEVS];
