@@ -55,6 +55,3 @@ check-series: deps
 
 clean:
 	rm -rf build
-	@if [ -f drivers/vivpoll/Kbuild ]; then \
-		$(MAKE) -s -C "$$(tools/build-kernel.sh 2>/dev/null)" M=$(CURDIR)/drivers/vivpoll clean 2>/dev/null || true; \
-	fi

@@ -21,8 +21,8 @@ echo "root:x:0:" > "$root/etc/group"
 
 make -s -C "$KDIR" INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
 	DEPMOD=/bin/true modules_install
-if [ -f "$TOP/drivers/vivpoll/Kbuild" ]; then
-	make -s -C "$KDIR" M="$TOP/drivers/vivpoll" INSTALL_MOD_PATH="$root" \
+if [ -f "$BUILD/module/Kbuild" ]; then
+	make -s -C "$KDIR" M="$BUILD/module" INSTALL_MOD_PATH="$root" \
 		INSTALL_MOD_STRIP=1 DEPMOD=/bin/true modules_install
 fi
 rm -f "$root/lib/modules/$krel"/{build,source}
