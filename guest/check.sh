@@ -34,7 +34,7 @@ for t in /vivpoll/tests/*; do
 	fi
 done
 echo "# ===== kernel log"
-splat=$(dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|kmemleak|INFO: task .* blocked|possible recursive locking|circular locking|inconsistent lock' | head -5)
+splat=$(dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|suspected memory leak|INFO: task .* blocked|possible recursive locking|circular locking|inconsistent lock' | head -5)
 if [ -n "$splat" ]; then
 	echo "not ok - kernel log is clean # $(echo "$splat" | head -1)"
 	echo "$splat" | sed 's/^/# /'
