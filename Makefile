@@ -15,8 +15,14 @@ endif
 ifdef HOSTDIR
 export HOSTDIR
 endif
+ifdef TIER
+export TIER
+endif
+ifdef LANES
+export LANES
+endif
 
-.PHONY: all deps kernel guest run shell demo check series check-series bench clean help
+.PHONY: all deps kernel guest run shell demo check check-full check-all series check-series bench clean help
 
 all: guest
 
@@ -44,6 +50,9 @@ demo: guest
 check: guest
 	@tools/check.sh
 
+check-full: guest
+	@TIER=full tools/check.sh
+
 bench: guest
 	@tools/bench.sh
 
@@ -52,6 +61,9 @@ series: deps
 
 check-series: deps
 	@tools/check-series.sh
+
+check-all: deps
+	@tools/check-all.sh
 
 clean:
 	rm -rf build

@@ -32,8 +32,10 @@
 #define WAKE_TIMEOUT_MS		3000	/* deadline of a wake cell */
 #define READY_TIMEOUT_MS	1000	/* timeout of a ready cell (returns
 					 * at once: the eventfd is ready) */
-#define RAISE_WAIT_MS		150	/* raiser: wait at most this long
+#define RAISE_WAIT_MS		2000	/* raiser: wait at most this long
 					 * for the waiter's first ->poll() */
+#define RAISE_BLIND_MS		150	/* or this long for epoll_wait(),
+					 * which does not poll first */
 #define RAISE_DELAY_MS		100	/* then this long before raising */
 #define IDLE_WAIT_MS		3000	/* engine stop after a cell */
 
@@ -118,6 +120,7 @@ struct raiser {
 	pthread_t th;
 	int fd;
 	uint64_t baseline;	/* poll_calls before the wait */
+	unsigned int wait_ms;	/* how long to wait for its ->poll() */
 	int32_t value;
 	int rc;
 };
@@ -125,11 +128,11 @@ struct raiser {
 static void *raiser_main(void *arg)
 {
 	struct raiser *r = arg;
-	uint64_t end = vp_now_ns() + RAISE_WAIT_MS * 1000000ull, calls;
+	uint64_t end = vp_now_ns() + r->wait_ms * 1000000ull, calls;
 
 	/*
 	 * Wait until the waiter has polled the driver (its first pass has
-	 * registered on the wait queues), or RAISE_WAIT_MS for APIs that do
+	 * registered on the wait queues), or RAISE_BLIND_MS for APIs that do
 	 * not poll when they start waiting (epoll_wait), then a little more
 	 * so that it is asleep. An event that arrived between its first
 	 * ->poll() and its sleep would still be seen by a second pass.
@@ -273,6 +276,8 @@ static void run_cell(enum prove_api api, enum prove_sit sit, unsigned int req,
 	if (sit == SIT_WAKE) {
 		if (vp_debugfs_read(P.inst, "poll_calls", &rz.baseline))
 			CELL_FAIL("cannot read poll_calls");
+		rz.wait_ms = api == API_EPOLL_ADD || api == API_EPOLL_MOD ?
+			     RAISE_BLIND_MS : RAISE_WAIT_MS;
 		if (pthread_create(&rz.th, NULL, raiser_main, &rz))
 			CELL_FAIL("pthread_create failed");
 		raiser_started = true;

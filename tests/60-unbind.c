@@ -14,119 +14,46 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/select.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/videodev2.h>
 
 #include "kselftest_harness.h"
 #include "common.h"
+#include "lib.h"
 
-#define DRV_DIR		"/sys/bus/platform/drivers/vivpoll"
 #define PDEV		"vivpoll.0"
-#define PDEV_DIR	"/sys/bus/platform/devices/" PDEV
 #define NBUF		3
-#define WAKE_MS		(3000 * scale())	/* a waiter returns this soon */
-
-/* VIVPOLL_SCALE (guest/check.sh): >1 on slower (debug) kernels. */
-static unsigned int scale(void)
-{
-	const char *s = getenv("VIVPOLL_SCALE");
-	int v = s ? atoi(s) : 1;
-
-	return v > 0 && v < 100 ? v : 1;
-}
+#define WAKE_MS		(3000 * vt_scale())	/* a waiter returns this soon */
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return (int)n;
-}
-
 static bool is_bound(void)
 {
-	return access(DRV_DIR "/" PDEV, F_OK) == 0;
+	return access(VT_DRV_DIR "/" PDEV, F_OK) == 0;
 }
 
 static int do_unbind(void)
 {
-	return write_str(DRV_DIR "/unbind", PDEV);
+	return vt_write_file(VT_DRV_DIR "/unbind", PDEV);
 }
 
 static int do_bind(void)
 {
-	return write_str(DRV_DIR "/bind", PDEV);
-}
-
-static bool module_loaded(void)
-{
-	char line[256];
-	bool found = false;
-	FILE *f = fopen("/proc/modules", "r");
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "vivpoll ", 8))
-			found = true;
-	fclose(f);
-	return found;
-}
-
-/* rmmod without waiting: -EWOULDBLOCK while the module is in use. */
-static int try_rmmod(void)
-{
-	if (syscall(SYS_delete_module, "vivpoll", O_NONBLOCK) < 0)
-		return -errno;
-	return 0;
-}
-
-static int modprobe(void)
-{
-	return system("modprobe vivpoll") == 0 ? 0 : -EIO;
+	return vt_write_file(VT_DRV_DIR "/bind", PDEV);
 }
 
 /* /dev/videoN of vivpoll.0, waiting up to 3 s for it to appear. */
 static int find_dev(char *buf, size_t len)
 {
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		DIR *d = opendir(PDEV_DIR "/video4linux");
-		struct dirent *e;
-
-		while (d && (e = readdir(d))) {
-			if (strncmp(e->d_name, "video", 5))
-				continue;
-			snprintf(buf, len, "/dev/%.40s", e->d_name);
-			if (!access(buf, F_OK)) {
-				closedir(d);
-				return 0;
-			}
-		}
-		if (d)
-			closedir(d);
-		vp_sleep_ms(10);
-	}
-	return -ENODEV;
+	return vt_find_pdev_node(0, buf, len, 3000);
 }
 
 /* Capture two frames with read() on a fresh fd: the device works. */
@@ -162,40 +89,19 @@ static int short_capture(const char *dev)
 	return r;
 }
 
-static void kmsg_marker(const char *name, char *marker, size_t len)
-{
-	char line[160];
-
-	snprintf(marker, len, "vivpoll-60-unbind: %s begin", name);
-	snprintf(line, sizeof(line), "<6>%s\n", marker);
-	write_str("/dev/kmsg", line);
-}
-
-/* The first kernel splat logged after the marker, or NULL. */
-static char *splat_since(const char *marker, char *out, size_t outlen)
+/* The first kernel splat logged since vt_klog_mark(), or NULL. */
+static char *splat_since_mark(char *out, size_t outlen)
 {
 	static const char *const bad[] = {
 		"Oops", "BUG:", "WARNING:", "general protection",
 	};
-	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
-	char *log, *p, *hit = NULL, *q;
+	char *log = vt_klog_since_mark(), *hit = NULL, *q;
 	unsigned int i;
-	int n;
 
-	if (size <= 0)
-		return NULL;
-	log = malloc(size + 1);
 	if (!log)
 		return NULL;
-	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, size);
-	if (n < 0)
-		n = 0;
-	log[n] = 0;
-	p = log;
-	while ((q = strstr(p, marker)))	/* the last marker */
-		p = q + 1;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]) && !hit; i++)
-		hit = strstr(p, bad[i]);
+	for (i = 0; i < VT_ARRAY_SIZE(bad) && !hit; i++)
+		hit = strstr(log, bad[i]);
 	if (hit) {
 		q = strchr(hit, '\n');
 		snprintf(out, outlen, "%.*s", q ? (int)(q - hit) : 120, hit);
@@ -360,21 +266,23 @@ static bool waiter_wait(struct waiter *w, unsigned int ms)
 FIXTURE(vivpoll)
 {
 	char dev[64];
-	char marker[96];
 	int fd, fd2;
 	struct stream s;
 };
 
 FIXTURE_SETUP(vivpoll)
 {
+	char name[80];
+
 	self->fd = self->fd2 = -1;
 	/* fresh counters, default parameters; a failure shows up below */
-	if (module_loaded() && try_rmmod())
+	if (vt_module_loaded() && vt_rmmod())
 		TH_LOG("rmmod vivpoll: %s", strerror(errno));
-	ASSERT_EQ(0, modprobe());
+	ASSERT_EQ(0, vt_modprobe(NULL));
 	ASSERT_TRUE(is_bound());
 	ASSERT_EQ(0, find_dev(self->dev, sizeof(self->dev)));
-	kmsg_marker(_metadata->name, self->marker, sizeof(self->marker));
+	snprintf(name, sizeof(name), "60-unbind %s", _metadata->name);
+	vt_klog_mark(name);
 }
 
 FIXTURE_TEARDOWN(vivpoll)
@@ -387,11 +295,11 @@ FIXTURE_TEARDOWN(vivpoll)
 	if (self->fd2 >= 0)
 		close(self->fd2);
 	/* leave vivpoll loaded, bound, with default parameters */
-	if (!module_loaded())
-		modprobe();
+	if (!vt_module_loaded())
+		vt_modprobe(NULL);
 	else if (!is_bound())
 		do_bind();
-	if (splat_since(self->marker, splat, sizeof(splat))) {
+	if (splat_since_mark(splat, sizeof(splat))) {
 		TH_LOG("kernel log: %s", splat);
 		_metadata->passed = 0;
 	}
@@ -435,10 +343,10 @@ static void reload_and_capture(struct __test_metadata *_metadata,
 	if (self->fd2 >= 0)
 		close(self->fd2);
 	self->fd = self->fd2 = -1;
-	ASSERT_EQ(0, try_rmmod()) {
+	ASSERT_EQ(0, vt_rmmod()) {
 		TH_LOG("rmmod after the last close: %s", strerror(errno));
 	}
-	ASSERT_EQ(0, modprobe());
+	ASSERT_EQ(0, vt_modprobe(NULL));
 	ASSERT_EQ(0, find_dev(self->dev, sizeof(self->dev)));
 	ASSERT_EQ(0, short_capture(self->dev));
 }
@@ -549,7 +457,7 @@ TEST_F_TIMEOUT(vivpoll, bind_cycles, 120)
 {
 	int i;
 
-	for (i = 0; i < 3 * (int)scale(); i++) {
+	for (i = 0; i < 3 * (int)vt_scale(); i++) {
 		ASSERT_EQ(0, do_unbind());
 		ASSERT_EQ(0, do_bind());
 		ASSERT_EQ(0, find_dev(self->dev, sizeof(self->dev)));
@@ -565,8 +473,8 @@ TEST_F_TIMEOUT(vivpoll, rmmod_while_open, 120)
 
 	self->fd = open(self->dev, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
-	EXPECT_EQ(-EWOULDBLOCK, try_rmmod());
-	EXPECT_TRUE(module_loaded());
+	EXPECT_EQ(-EWOULDBLOCK, vt_rmmod());
+	EXPECT_TRUE(vt_module_loaded());
 	EXPECT_EQ(0, ioctl(self->fd, VIDIOC_QUERYCAP, &cap));
 	reload_and_capture(_metadata, self);
 }
@@ -581,9 +489,9 @@ TEST_F_TIMEOUT(vivpoll, rmmod_while_streaming, 120)
 	ASSERT_EQ(0, stream_start(&self->s, self->fd, true));
 	ASSERT_EQ(0, dq_one(self->fd, &b));
 	ASSERT_EQ(0, ioctl(self->fd, VIDIOC_QBUF, &b));
-	EXPECT_EQ(-EWOULDBLOCK, try_rmmod());
+	EXPECT_EQ(-EWOULDBLOCK, vt_rmmod());
 	/* streaming goes on undisturbed */
-	for (i = 0; i < 3 * (int)scale(); i++) {
+	for (i = 0; i < 3 * (int)vt_scale(); i++) {
 		ASSERT_EQ(0, dq_one(self->fd, &b));
 		ASSERT_EQ(0, ioctl(self->fd, VIDIOC_QBUF, &b));
 	}
@@ -602,7 +510,7 @@ TEST_F_TIMEOUT(vivpoll, rmmod_while_blocked_in_dqbuf, 120)
 	ASSERT_EQ(0, waiter_start(&w, W_DQBUF, self->fd));
 	vp_sleep_ms(300);
 	ASSERT_FALSE(waiter_done(&w));
-	EXPECT_EQ(-EWOULDBLOCK, try_rmmod());
+	EXPECT_EQ(-EWOULDBLOCK, vt_rmmod());
 	vp_sleep_ms(100);
 	EXPECT_FALSE(waiter_done(&w));
 	/* a queued buffer still wakes it normally */
@@ -623,7 +531,7 @@ TEST_F_TIMEOUT(vivpoll, rmmod_while_blocked_in_select, 120)
 	ASSERT_EQ(0, waiter_start(&w, W_SELECT_EX, self->fd));
 	vp_sleep_ms(300);
 	ASSERT_FALSE(waiter_done(&w));
-	EXPECT_EQ(-EWOULDBLOCK, try_rmmod());
+	EXPECT_EQ(-EWOULDBLOCK, vt_rmmod());
 	vp_sleep_ms(100);
 	EXPECT_FALSE(waiter_done(&w));
 	/* an event from another fd still wakes it normally */
@@ -642,7 +550,7 @@ TEST_F_TIMEOUT(vivpoll, rmmod_after_unbind_with_file_open, 120)
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, do_unbind());
 	/* the device structure outlives the unbind: the module must too */
-	EXPECT_EQ(-EWOULDBLOCK, try_rmmod());
+	EXPECT_EQ(-EWOULDBLOCK, vt_rmmod());
 	check_dead_fd(_metadata, self->fd);
 	reload_and_capture(_metadata, self);
 }

@@ -17,15 +17,29 @@
  *
  *   80-stress [--seed N] [--procs N] [--secs S] [--ops N]
  *
- * Defaults scale with VIVPOLL_SCALE: 8*scale processes, 15*scale seconds,
- * at most 4000*scale operations per process.
+ * Defaults scale with VIVPOLL_SCALE: 8*scale processes, 15*scale seconds
+ * (4 with VIVPOLL_TIER=quick), at most 4000*scale operations per process.
  */
-#define VT_LIB_ONLY
-#include "90-health.c"
-
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/videodev2.h>
+
+#include "common.h"
+#include "lib.h"
 
 #define MAX_FDS		3
 #define MAX_BUFS	8
@@ -1020,7 +1034,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int scale = vt_scale();
-	unsigned long nprocs = 8 * scale, secs = 15 * scale;
+	unsigned long nprocs = 8 * scale, secs = vt_quick() ? 4 : 15 * scale;
 	unsigned long max_ops = 4000 * scale;
 	uint64_t seed = vt_default_seed(), t0, deadline;
 	uint64_t min_frames[VT_MAX_DEVS] = { 0 };

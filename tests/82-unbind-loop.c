@@ -22,15 +22,29 @@
  *
  *   82-unbind-loop [--cycles N] [--rmmod-cycles N]
  *
- * Defaults: 6*scale unbind cycles and 4*scale rmmod cycles, and no new
+ * Defaults: 6*scale unbind cycles and 4*scale rmmod cycles (3 and 2 with
+ * VIVPOLL_TIER=quick), and no new
  * cycle after 15+15*scale seconds.
  */
-#define VT_LIB_ONLY
-#include "90-health.c"
-
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/videodev2.h>
+
+#include "common.h"
+#include "lib.h"
 
 #define PDEV		"vivpoll.0"
 #define MAX_ROLES	16
@@ -803,8 +817,8 @@ int main(int argc, char **argv)
 	int c, r;
 
 	scale = vt_scale();
-	cycles = 6 * scale;
-	rcycles = 4 * scale;
+	cycles = vt_quick() ? 3 : 6 * scale;
+	rcycles = vt_quick() ? 2 : 4 * scale;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':

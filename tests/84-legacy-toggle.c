@@ -20,15 +20,29 @@
  *
  *   84-legacy-toggle [--seed N] [--waiters N] [--secs S]
  *
- * Defaults: 6 waiters (2 fds on each device each), 15*scale seconds.
+ * Defaults: 6 waiters (2 fds on each device each), 15*scale seconds
+ * (4 with VIVPOLL_TIER=quick).
  * vivpoll is reloaded with n_devs=2 and afterwards with its defaults.
  */
-#define VT_LIB_ONLY
-#include "90-health.c"
-
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/select.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/videodev2.h>
+
+#include "common.h"
+#include "lib.h"
 
 #define NDEV		2
 #define FDS_PER_DEV	2
@@ -509,7 +523,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int scale = vt_scale();
-	unsigned long nwaiters = 6, secs = 15 * scale;
+	unsigned long nwaiters = 6, secs = vt_quick() ? 4 : 15 * scale;
 	uint64_t seed = vt_default_seed(), toggles = 0, starts0 = 0, starts1;
 	char why[1024], st[64];
 	size_t used = 0;

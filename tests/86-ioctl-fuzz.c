@@ -32,10 +32,23 @@
  * a failed read() taking the queue over, a 2 GiB CREATE_BUFS) and prints
  * what happens, as notes; they are not counted as failures.
  */
-#define VT_LIB_ONLY
-#include "90-health.c"
-
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/videodev2.h>
+
+#include "common.h"
+#include "lib.h"
 
 #define NPROC_MAX	16
 #define FDS		2

@@ -9,8 +9,11 @@ set -eu
 series=$BUILD/series
 SERIES_DIR=$series tools/make-series.sh
 pristine=$(pristine_tree)
-key=$({ patch_files | xargs -r cat; cat "$series"/0*.patch "$TOP/guest/kconfig/base.config" "$0"; } |
+# The tree is keyed by patches/ and the config; a new series is applied
+# on top of the "base" tag (pristine + patches/) and built incrementally.
+key=$({ patch_files | xargs -r cat; cat "$TOP/guest/kconfig/base.config" "$0"; } |
 	sha256sum | cut -c1-12)
+shash=$(cat "$series"/0*.patch | sha256sum | cut -c1-16)
 dir=$VIVPOLL_CACHE/intree-$KVER-$key
 
 fail=0
@@ -25,24 +28,30 @@ for p in $(patch_files) "$series"/0*.patch; do
 	fi
 done
 
-if [ ! -f "$dir/.vivpoll-built" ]; then
+if [ "$(cat "$dir/.vivpoll-built" 2> /dev/null)" != "$shash" ]; then
 	exec 9>"$VIVPOLL_CACHE/.kernel-build.lock"
 	flock 9
 	start=$(date +%s)
 	stage() { say "check-series: [$(($(date +%s) - start))s] $*"; }
-	if [ ! -f "$dir/.vivpoll-applied" ]; then
+	g() { git -C "$dir" -c user.name=vivpoll -c user.email=vivpoll-devel@example.org "$@"; }
+	if [ ! -f "$dir/.vivpoll-base" ]; then
 		rm -rf "$dir" && mkdir -p "$dir"
 		stage "extracting and committing a pristine tree"
 		tar -xf "/usr/src/linux-source-$KVER.tar.xz" -C "$dir" --strip-components=1
-		g() { git -C "$dir" -c user.name=vivpoll -c user.email=vivpoll-devel@example.org "$@"; }
 		# Debian's .gitignore ignores the whole top level: add with -f.
 		g init -q && g add -f -A . && g commit -q -m pristine
-		for p in $(patch_files) $(sed "s|^|$series/|" "$series/series"); do
+		for p in $(patch_files); do
 			stage "git am $(basename "$p")"
 			g am -q "$p" || die "git am $(basename "$p") failed"
 		done
-		touch "$dir/.vivpoll-applied"
+		g tag -f base > /dev/null
+		touch "$dir/.vivpoll-base"
 	fi
+	g reset -q --hard base
+	for p in $(sed "s|^|$series/|" "$series/series"); do
+		stage "git am $(basename "$p")"
+		g am -q "$p" || { g am --abort; die "git am $(basename "$p") failed"; }
+	done
 	cd "$dir"
 	mk() { make -j"$(nproc)" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
 	stage "configuring with CONFIG_VIDEO_VIVPOLL=m"
@@ -56,7 +65,7 @@ if [ ! -f "$dir/.vivpoll-built" ]; then
 	stage "rebuilding drivers/media/test-drivers/vivpoll with W=1"
 	rm -f drivers/media/test-drivers/vivpoll/*.o
 	mk W=1 drivers/media/test-drivers/vivpoll/ > .vivpoll-w1.log 2>&1 || true
-	touch .vivpoll-built
+	echo "$shash" > .vivpoll-built
 	stage done
 fi
 if grep -qE 'warning|error' "$dir/.vivpoll-w1.log" || [ ! -f "$dir/drivers/media/test-drivers/vivpoll/vivpoll.ko" ]; then

@@ -1,0 +1,847 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The helper library of the vivpoll C tests; see lib.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/videodev2.h>
+
+#include "common.h"
+#include "lib.h"
+
+/* ---- scale, TAP --------------------------------------------------------- */
+
+unsigned int vt_scale(void)
+{
+	const char *s = getenv("VIVPOLL_SCALE");
+	int v = s ? atoi(s) : 1;
+
+	return v > 0 && v <= 100 ? (unsigned int)v : 1;
+}
+
+bool vt_quick(void)
+{
+	const char *s = getenv("VIVPOLL_TIER");
+
+	return s && !strcmp(s, "quick");
+}
+
+static unsigned int vt_n, vt_failed;
+
+void vt_begin(const char *what)
+{
+	/* the output is usually a file: keep it ordered across fork() */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	setvbuf(stderr, NULL, _IONBF, 0);
+	printf("TAP version 13\n# %s\n", what);
+}
+
+void vt_diag(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	printf("# %s\n", buf);
+}
+
+bool vt_ok(bool ok, const char *desc, const char *why, ...)
+{
+	char buf[512] = "";
+	va_list ap;
+
+	vt_n++;
+	if (ok) {
+		printf("ok %u - %s\n", vt_n, desc);
+		return true;
+	}
+	if (why) {
+		va_start(ap, why);
+		vsnprintf(buf, sizeof(buf), why, ap);
+		va_end(ap);
+	}
+	vt_failed++;
+	printf("not ok %u - %s%s%s\n", vt_n, desc, *buf ? " # " : "", buf);
+	return false;
+}
+
+void vt_skip(const char *desc, const char *why)
+{
+	printf("ok %u - %s # SKIP %s\n", ++vt_n, desc, why);
+}
+
+int vt_end(void)
+{
+	printf("1..%u\n", vt_n);
+	fflush(stdout);
+	return vt_failed ? 1 : 0;
+}
+
+/* ---- PRNG: splitmix64, deterministic for a given seed ------------------ */
+
+uint64_t vt_rand64(struct vt_rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint32_t vt_rand32(struct vt_rng *r)
+{
+	return (uint32_t)(vt_rand64(r) >> 32);
+}
+
+uint32_t vt_below(struct vt_rng *r, uint32_t n)
+{
+	return (uint32_t)(((vt_rand64(r) >> 32) * n) >> 32);
+}
+
+bool vt_one_in(struct vt_rng *r, uint32_t n)
+{
+	return vt_below(r, n) == 0;
+}
+
+uint64_t vt_default_seed(void)
+{
+	return vp_now_ns() ^ ((uint64_t)getpid() << 32);
+}
+
+/* ---- files, sysfs, module -------------------------------------------- */
+
+int vt_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		r = -errno;
+	else if ((size_t)n != strlen(s))
+		r = -EIO;
+	close(fd);
+	return r;
+}
+
+ssize_t vt_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t used = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while (used + 1 < len && (n = read(fd, buf + used, len - 1 - used)) > 0)
+		used += n;
+	buf[used] = 0;
+	close(fd);
+	return (ssize_t)used;
+}
+
+bool vt_module_loaded(void)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/modules", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "vivpoll ", 8))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+int vt_rmmod(void)
+{
+	if (syscall(SYS_delete_module, "vivpoll", O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+int vt_modprobe(const char *params)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "modprobe vivpoll %s", params ? params : "");
+	return system(cmd) ? -EIO : 0;
+}
+
+int vt_reload(const char *params, unsigned int wait_ms, const char **why)
+{
+	uint64_t end = vp_now_ns() + wait_ms * 1000000ull;
+	int r;
+
+	*why = "";
+	while (vt_module_loaded()) {
+		r = vt_rmmod();
+		if (!r || r == -ENOENT)
+			break;
+		if (vp_now_ns() > end) {
+			*why = "rmmod vivpoll keeps failing";
+			return r;
+		}
+		vp_sleep_ms(50);
+	}
+	r = vt_modprobe(params);
+	if (r)
+		*why = "modprobe vivpoll failed";
+	return r;
+}
+
+/* ---- devices ------------------------------------------------------------ */
+
+int vt_devices(struct vt_dev *devs, int max)
+{
+	int i, n = 0, j;
+
+	for (i = 0; i < 64 && n < max; i++) {
+		char path[32];
+		int fd, inst;
+
+		snprintf(path, sizeof(path), "/dev/video%d", i);
+		fd = vp_open(path, O_RDWR | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		inst = vp_instance(fd);
+		close(fd);
+		if (inst < 0)
+			continue;
+		for (j = n; j > 0 && devs[j - 1].inst > inst; j--)
+			devs[j] = devs[j - 1];
+		snprintf(devs[j].path, sizeof(devs[j].path), "%s", path);
+		devs[j].inst = inst;
+		n++;
+	}
+	return n;
+}
+
+int vt_find_pdev_node(int inst, char *buf, size_t len, unsigned int wait_ms)
+{
+	uint64_t end = vp_now_ns() + wait_ms * 1000000ull;
+	char dir[96];
+
+	snprintf(dir, sizeof(dir),
+		 "/sys/bus/platform/devices/vivpoll.%d/video4linux", inst);
+	for (;;) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			if (strncmp(e->d_name, "video", 5))
+				continue;
+			snprintf(buf, len, "/dev/%.20s", e->d_name);
+			if (!access(buf, F_OK)) {
+				closedir(d);
+				return 0;
+			}
+		}
+		if (d)
+			closedir(d);
+		if (vp_now_ns() > end)
+			return -ENODEV;
+		vp_sleep_ms(10);
+	}
+}
+
+/* ---- counters ----------------------------------------------------------- */
+
+int vt_read_counts(int inst, struct vt_counts *c)
+{
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	r = vp_debugfs_read(inst, "engine_starts", &c->starts);
+	if (!r)
+		r = vp_debugfs_read(inst, "frames", &c->frames);
+	if (!r)
+		r = vp_debugfs_read(inst, "drops", &c->drops);
+	if (!r)
+		r = vp_debugfs_read(inst, "engine_running", &c->running);
+	c->present = !r;
+	return r;
+}
+
+void vt_snapshot(struct vt_snap *s)
+{
+	int i;
+
+	s->t_ns = vp_now_ns();
+	for (i = 0; i < VT_MAX_DEVS; i++)
+		vt_read_counts(i, &s->c[i]);
+}
+
+bool vt_wait_engines_stopped(unsigned int ms, char *buf, size_t len)
+{
+	uint64_t end = vp_now_ns() + ms * 1000000ull;
+
+	for (;;) {
+		size_t used = 0;
+		bool all = true;
+		int i;
+
+		buf[0] = 0;
+		for (i = 0; i < VT_MAX_DEVS; i++) {
+			struct vt_counts c;
+
+			if (vt_read_counts(i, &c) || !c.running)
+				continue;
+			all = false;
+			used += snprintf(buf + used, used < len ? len - used : 0,
+					 "%svivpoll-%d", used ? ", " : "", i);
+		}
+		if (all || vp_now_ns() > end)
+			return all;
+		vp_sleep_ms(20);
+	}
+}
+
+/* ---- capture ------------------------------------------------------------- */
+
+int vt_capture(const char *path, unsigned int nframes, unsigned int ms,
+	       char *why, size_t wlen)
+{
+	struct v4l2_requestbuffers rb = {
+		.count = 4, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_MMAP,
+	};
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	struct v4l2_streamparm parm;
+	struct v4l2_format fmt;
+	void *mem[8] = { 0 };
+	size_t mlen[8] = { 0 };
+	unsigned int i, got = 0, nb = 0;
+	int32_t last_seq = -1;
+	uint64_t last_ts = 0, end;
+	unsigned int input = 0;
+	int fd, r = 0;
+
+	why[0] = 0;
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, wlen, "open %.40s: %.60s", path, strerror(errno));
+		return -errno;
+	}
+#define VT_CAP_FAIL(...) do { r = errno ? -errno : -EIO; \
+	snprintf(why, wlen, __VA_ARGS__); goto out; } while (0)
+	errno = 0;
+	if (ioctl(fd, VIDIOC_S_INPUT, &input) < 0)
+		VT_CAP_FAIL("S_INPUT 0: %s", strerror(errno));
+	memset(&fmt, 0, sizeof(fmt));
+	fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	fmt.fmt.pix.width = 320;
+	fmt.fmt.pix.height = 240;
+	fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+	fmt.fmt.pix.field = V4L2_FIELD_NONE;
+	if (ioctl(fd, VIDIOC_S_FMT, &fmt) < 0)
+		VT_CAP_FAIL("S_FMT 320x240 YUYV: %s", strerror(errno));
+	errno = EINVAL;
+	if (fmt.fmt.pix.width != 320 || fmt.fmt.pix.height != 240 ||
+	    fmt.fmt.pix.pixelformat != V4L2_PIX_FMT_YUYV)
+		VT_CAP_FAIL("S_FMT 320x240 YUYV gave %ux%u",
+			    fmt.fmt.pix.width, fmt.fmt.pix.height);
+	memset(&parm, 0, sizeof(parm));
+	parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	parm.parm.capture.timeperframe.numerator = 1;
+	parm.parm.capture.timeperframe.denominator = 30;
+	if (ioctl(fd, VIDIOC_S_PARM, &parm) < 0)
+		VT_CAP_FAIL("S_PARM 30 fps: %s", strerror(errno));
+	if (ioctl(fd, VIDIOC_REQBUFS, &rb) < 0)
+		VT_CAP_FAIL("REQBUFS: %s", strerror(errno));
+	nb = rb.count < 8 ? rb.count : 8;
+	for (i = 0; i < nb; i++) {
+		struct v4l2_buffer b = {
+			.index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+			.memory = V4L2_MEMORY_MMAP,
+		};
+
+		if (ioctl(fd, VIDIOC_QUERYBUF, &b) < 0)
+			VT_CAP_FAIL("QUERYBUF %u: %s", i, strerror(errno));
+		mem[i] = mmap(NULL, b.length, PROT_READ, MAP_SHARED, fd,
+			      b.m.offset);
+		if (mem[i] == MAP_FAILED) {
+			mem[i] = NULL;
+			VT_CAP_FAIL("mmap %u: %s", i, strerror(errno));
+		}
+		mlen[i] = b.length;
+		if (ioctl(fd, VIDIOC_QBUF, &b) < 0)
+			VT_CAP_FAIL("QBUF %u: %s", i, strerror(errno));
+	}
+	if (ioctl(fd, VIDIOC_STREAMON, &type) < 0)
+		VT_CAP_FAIL("STREAMON: %s", strerror(errno));
+	end = vp_now_ns() + ms * 1000000ull;
+	while (got < nframes) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct v4l2_buffer b = {
+			.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+			.memory = V4L2_MEMORY_MMAP,
+		};
+		uint64_t ts;
+		int left = (int)((int64_t)(end - vp_now_ns()) / 1000000);
+
+		errno = ETIMEDOUT;
+		if (left <= 0 || poll(&p, 1, left) != 1)
+			VT_CAP_FAIL("no frame %u within %u ms", got, ms);
+		if (ioctl(fd, VIDIOC_DQBUF, &b) < 0)
+			VT_CAP_FAIL("DQBUF: %s", strerror(errno));
+		ts = b.timestamp.tv_sec * 1000000ull + b.timestamp.tv_usec;
+		errno = EIO;
+		if (b.flags & V4L2_BUF_FLAG_ERROR)
+			VT_CAP_FAIL("buffer %u has the ERROR flag", b.index);
+		if (b.bytesused != fmt.fmt.pix.sizeimage)
+			VT_CAP_FAIL("bytesused %u != sizeimage %u",
+				    b.bytesused, fmt.fmt.pix.sizeimage);
+		if ((int32_t)b.sequence <= last_seq || ts <= last_ts)
+			VT_CAP_FAIL("sequence/timestamp not increasing (%u after %d)",
+				    b.sequence, last_seq);
+		last_seq = (int32_t)b.sequence;
+		last_ts = ts;
+		got++;
+		if (ioctl(fd, VIDIOC_QBUF, &b) < 0)
+			VT_CAP_FAIL("re-QBUF: %s", strerror(errno));
+	}
+	r = 0;
+	ioctl(fd, VIDIOC_STREAMOFF, &type);
+out:
+#undef VT_CAP_FAIL
+	for (i = 0; i < nb; i++)
+		if (mem[i])
+			munmap(mem[i], mlen[i]);
+	close(fd);
+	return r;
+}
+
+/* ---- kmemleak ------------------------------------------------------------ */
+
+bool vt_kmemleak_present(void)
+{
+	return access(VT_KMEMLEAK, W_OK) == 0;
+}
+
+/* Count "unreferenced object" reports in buf. */
+static unsigned int vt_count_leaks(const char *buf)
+{
+	unsigned int n = 0;
+	const char *p = buf;
+
+	while ((p = strstr(p, "unreferenced object"))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+void vt_diag_lines(const char *text, unsigned int max_lines)
+{
+	const char *p = text;
+
+	while (*p && max_lines--) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+		printf("#   %.*s\n", len, p);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+/*
+ * The automatic scan thread stays on: "scan=off" logs a kmemleak line that
+ * guest/check.sh would take for a splat.
+ */
+void vt_kmemleak_begin(void)
+{
+	static char buf[16384];
+
+	if (!vt_kmemleak_present())
+		return;
+	if (vt_read_file(VT_KMEMLEAK, buf, sizeof(buf)) > 0 &&
+	    vt_count_leaks(buf)) {
+		vt_diag("kmemleak already reported %u objects before this test "
+			"(not counted here):", vt_count_leaks(buf));
+		vt_diag_lines(buf, 12);
+	}
+	vt_write_file(VT_KMEMLEAK, "clear");
+}
+
+#define VT_WATCHDOG	"/proc/sys/kernel/watchdog_thresh"
+
+/*
+ * "scan" with the soft lockup threshold raised: a scan holds the CPU for
+ * tens of seconds under TCG with KASAN, which is not a bug of anything.
+ */
+static int vt_kmemleak_scan(void)
+{
+	char old[16] = "";
+	int r;
+
+	if (vt_read_file(VT_WATCHDOG, old, sizeof(old)) > 0)
+		vt_write_file(VT_WATCHDOG, "60");
+	r = vt_write_file(VT_KMEMLEAK, "scan");
+	if (old[0])
+		vt_write_file(VT_WATCHDOG, old);
+	return r;
+}
+
+void vt_kmemleak_check(void)
+{
+	static char buf[65536];
+	unsigned int n, scans = 1;
+	uint64_t t0;
+	int r;
+
+	if (!vt_kmemleak_present()) {
+		vt_skip("kmemleak", "not in this kernel");
+		return;
+	}
+	/* a scan takes 2-4 minutes under TCG with KASAN: allow leaving it
+	 * to the final scan of guest/check.sh */
+	if (getenv("VIVPOLL_KMEMLEAK_EACH") &&
+	    !strcmp(getenv("VIVPOLL_KMEMLEAK_EACH"), "0")) {
+		vt_skip("kmemleak", "VIVPOLL_KMEMLEAK_EACH=0");
+		return;
+	}
+	vp_sleep_ms(6000);
+	t0 = vp_now_ns();
+	r = vt_kmemleak_scan();
+	if (!r && vt_read_file(VT_KMEMLEAK, buf, sizeof(buf)) > 0 &&
+	    vt_count_leaks(buf)) {
+		vp_sleep_ms(2000);
+		r = vt_kmemleak_scan();
+		scans++;
+	}
+	if (r < 0) {
+		vt_ok(false, "kmemleak", "writing scan: %s", strerror(-r));
+		return;
+	}
+	vt_read_file(VT_KMEMLEAK, buf, sizeof(buf));
+	n = vt_count_leaks(buf);
+	vt_diag("kmemleak: %u scan(s) took %.1f s", scans,
+		(vp_now_ns() - t0) / 1e9);
+	if (!vt_ok(n == 0 && !buf[0], "kmemleak finds no leak",
+		   "%u unreferenced objects", n))
+		vt_diag_lines(buf, 60);
+}
+
+/* ---- kernel log ------------------------------------------------------------- */
+
+static char vt_marker[96];
+
+void vt_klog_mark(const char *name)
+{
+	char line[160];
+
+	snprintf(vt_marker, sizeof(vt_marker), "vivpoll-test %s: begin %" PRIu64,
+		 name, vp_now_ns());
+	snprintf(line, sizeof(line), "<6>%s\n", vt_marker);
+	vt_write_file("/dev/kmsg", line);
+}
+
+char *vt_klog_since_mark(void)
+{
+	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *log, *p, *q;
+	int n;
+
+	if (size <= 0)
+		return NULL;
+	log = malloc(size + 1);
+	if (!log)
+		return NULL;
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, size);
+	log[n > 0 ? n : 0] = 0;
+	p = log;
+	while (vt_marker[0] && (q = strstr(p, vt_marker)))
+		p = q + 1;
+	if (p == log) {		/* marker gone (log wrapped): all of it */
+		return log;
+	}
+	memmove(log, p, strlen(p) + 1);
+	return log;
+}
+
+void vt_klog_check(void)
+{
+	static const char *const bad[] = {
+		"BUG:", "WARNING:", "Oops", "general protection", "KASAN",
+		"UBSAN", "suspected memory leak", "blocked for more than",
+		"possible recursive locking", "circular locking",
+		"inconsistent lock", "Call Trace",
+	};
+	char *log = vt_klog_since_mark(), *hit = NULL, *p;
+	unsigned int i;
+
+	if (!log) {
+		vt_skip("the kernel log has no splat", "cannot read it");
+		return;
+	}
+	for (i = 0; i < VT_ARRAY_SIZE(bad); i++) {
+		p = strstr(log, bad[i]);
+		if (p && (!hit || p < hit))
+			hit = p;
+	}
+	if (hit) {
+		/* back to the start of the line, show some context */
+		while (hit > log && hit[-1] != '\n')
+			hit--;
+		vt_ok(false, "the kernel log has no splat", "%.*s",
+		      (int)(strchr(hit, '\n') ? strchr(hit, '\n') - hit :
+			    (long)strlen(hit)), hit);
+		vt_diag_lines(hit, 40);
+	} else {
+		vt_ok(true, "the kernel log has no splat", NULL);
+	}
+	free(log);
+}
+
+/* ---- the checks after each stress test ------------------------------------ */
+
+void vt_check_counters(const struct vt_snap *before,
+		       const uint64_t *min_frames)
+{
+	struct vt_dev devs[VT_MAX_DEVS];
+	char why[512] = "";
+	size_t used = 0;
+	double secs;
+	int i, n, checked = 0;
+
+#define VT_WHY(...) (used += snprintf(why + used, used < sizeof(why) ? \
+				sizeof(why) - used : 0, __VA_ARGS__))
+	struct vt_snap now;
+
+	vt_snapshot(&now);
+	secs = (now.t_ns - before->t_ns) / 1e9;
+	for (i = 0; i < VT_MAX_DEVS; i++) {
+		const struct vt_counts *a = &before->c[i], *b = &now.c[i];
+		uint64_t slots, limit;
+
+		if (!a->present || !b->present)
+			continue;
+		checked++;
+		if (b->starts < a->starts || b->frames < a->frames ||
+		    b->drops < a->drops) {
+			VT_WHY("vivpoll-%d: a counter went backwards "
+			       "(starts %" PRIu64 "->%" PRIu64 ", frames %"
+			       PRIu64 "->%" PRIu64 ", drops %" PRIu64 "->%"
+			       PRIu64 "); ", i, a->starts, b->starts,
+			       a->frames, b->frames, a->drops, b->drops);
+			continue;
+		}
+		slots = (b->frames - a->frames) + (b->drops - a->drops);
+		/* one slot per 1/60 s of each run, plus the slot in progress
+		 * of each run, plus slack for clock granularity */
+		limit = (uint64_t)(secs * VT_MAX_FPS) +
+			2 * (b->starts - a->starts) + 10;
+		if (slots > limit)
+			VT_WHY("vivpoll-%d: %" PRIu64 " frame slots in %.1f s "
+			       "with %" PRIu64 " starts (at most %" PRIu64
+			       "); ", i, slots, secs, b->starts - a->starts,
+			       limit);
+		if (min_frames && b->frames - a->frames < min_frames[i])
+			VT_WHY("vivpoll-%d: %" PRIu64 " frames produced, but "
+			       "%" PRIu64 " were dequeued; ", i,
+			       b->frames - a->frames, min_frames[i]);
+		vt_diag("vivpoll-%d: +%" PRIu64 " engine starts, +%" PRIu64
+			" frames, +%" PRIu64 " drops in %.1f s", i,
+			b->starts - a->starts, b->frames - a->frames,
+			b->drops - a->drops, secs);
+	}
+	/* the controls read the same counters */
+	n = vt_devices(devs, VT_MAX_DEVS);
+	for (i = 0; i < n; i++) {
+		struct vt_counts c;
+		int64_t v[3] = { -1, -1, -1 };
+		int fd = vp_open(devs[i].path, O_RDWR | O_NONBLOCK);
+
+		if (fd < 0) {
+			VT_WHY("open %s: %s; ", devs[i].path, strerror(-fd));
+			continue;
+		}
+		vp_ctrl_get64(fd, VIVPOLL_CID_ENGINE_STARTS, &v[0]);
+		vp_ctrl_get64(fd, VIVPOLL_CID_FRAMES, &v[1]);
+		vp_ctrl_get64(fd, VIVPOLL_CID_DROPS, &v[2]);
+		close(fd);
+		if (vt_read_counts(devs[i].inst, &c)) {
+			VT_WHY("vivpoll-%d: no debugfs counters; ",
+			       devs[i].inst);
+			continue;
+		}
+		if ((uint64_t)v[0] != c.starts || (uint64_t)v[1] != c.frames ||
+		    (uint64_t)v[2] != c.drops)
+			VT_WHY("vivpoll-%d: controls %" PRId64 "/%" PRId64 "/%"
+			       PRId64 " != debugfs %" PRIu64 "/%" PRIu64 "/%"
+			       PRIu64 " (starts/frames/drops); ",
+			       devs[i].inst, v[0], v[1], v[2], c.starts,
+			       c.frames, c.drops);
+	}
+#undef VT_WHY
+	if (!checked && !*why)
+		snprintf(why, sizeof(why), "no device to check");
+	vt_ok(!*why, "counters are consistent (monotonic, plausible, "
+	      "debugfs == controls)", "%s", why);
+}
+
+void vt_health(const struct vt_snap *before, const uint64_t *min_frames)
+{
+	struct vt_dev devs[VT_MAX_DEVS];
+	char buf[256];
+	int i, n;
+
+	vt_ok(vt_wait_engines_stopped(5000 * vt_scale(), buf, sizeof(buf)),
+	      "the engine is stopped on every device once all files are "
+	      "closed", "still running: %s", buf);
+	vt_check_counters(before, min_frames);
+	vt_klog_check();
+	vt_kmemleak_check();
+	n = vt_devices(devs, VT_MAX_DEVS);
+	if (!vt_ok(n > 0, "a vivpoll device exists", "none found"))
+		return;
+	for (i = 0; i < n; i++) {
+		char desc[96], why[160];
+		int r = vt_capture(devs[i].path, 5, 10000 * vt_scale(), why,
+				   sizeof(why));
+
+		snprintf(desc, sizeof(desc),
+			 "%.31s (vivpoll-%d) captures 5 frames by mmap",
+			 devs[i].path, devs[i].inst);
+		vt_ok(!r, desc, "%s", why);
+	}
+	vt_ok(vt_wait_engines_stopped(5000 * vt_scale(), buf, sizeof(buf)),
+	      "the engine stops after the capture", "still running: %s", buf);
+}
+
+void vt_restore_defaults(void)
+{
+	struct vt_dev devs[VT_MAX_DEVS];
+	const char *why;
+	int r = vt_reload(NULL, 5000 * vt_scale(), &why);
+
+	if (!r && !vt_devices(devs, VT_MAX_DEVS)) {
+		why = "no device after modprobe";
+		r = -ENODEV;
+	}
+	vt_ok(!r, "vivpoll reloaded with its default parameters", "%s: %s",
+	      why, strerror(-r));
+}
+
+/* ---- children -------------------------------------------------------------- */
+
+void *vt_shared(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap shared");
+		exit(1);
+	}
+	memset(p, 0, len);
+	return p;
+}
+
+int vt_reap(const pid_t *pids, int *status, int n, uint64_t deadline_ns)
+{
+	int left = 0, i, killed = 0;
+
+	for (i = 0; i < n; i++) {
+		status[i] = -2;
+		if (pids[i] > 0)
+			left++;
+	}
+	while (left) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+
+		if (p > 0) {
+			for (i = 0; i < n; i++)
+				if (pids[i] == p && status[i] == -2) {
+					status[i] = st;
+					left--;
+				}
+			continue;
+		}
+		if (p < 0 && errno == ECHILD)
+			break;
+		if (vp_now_ns() > deadline_ns)
+			break;
+		vp_sleep_ms(20);
+	}
+	for (i = 0; i < n; i++) {
+		if (pids[i] <= 0 || status[i] != -2)
+			continue;
+		kill(pids[i], SIGKILL);
+		status[i] = -1;
+		killed++;
+	}
+	if (killed) {
+		/* collect them if they can die (not stuck in the kernel) */
+		uint64_t end = vp_now_ns() + 2000000000ull;
+
+		while (vp_now_ns() < end && waitpid(-1, NULL, WNOHANG) >= 0)
+			vp_sleep_ms(20);
+	}
+	return killed;
+}
+
+const char *vt_status_str(int st, char *buf, size_t len)
+{
+	if (st == -1)
+		snprintf(buf, len, "hung, killed");
+	else if (st < 0)
+		snprintf(buf, len, "lost");
+	else if (WIFSIGNALED(st))
+		snprintf(buf, len, "signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, len, "exit %d", WEXITSTATUS(st));
+	return buf;
+}
+
+/* ---- errno --------------------------------------------------------------- */
+
+const char *vt_errname(int e)
+{
+	static const struct { int e; const char *n; } names[] = {
+		{ 0, "0" }, { EPERM, "EPERM" }, { ENOENT, "ENOENT" },
+		{ EINTR, "EINTR" }, { EIO, "EIO" }, { ENXIO, "ENXIO" },
+		{ E2BIG, "E2BIG" }, { EBADF, "EBADF" }, { EAGAIN, "EAGAIN" },
+		{ ENOMEM, "ENOMEM" }, { EACCES, "EACCES" },
+		{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" }, { ENODEV, "ENODEV" },
+		{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" }, { ENOTTY, "ENOTTY" },
+		{ EPIPE, "EPIPE" }, { ERANGE, "ERANGE" }, { ENODATA, "ENODATA" },
+		{ EOVERFLOW, "EOVERFLOW" }, { ETIMEDOUT, "ETIMEDOUT" },
+		{ EMFILE, "EMFILE" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+	};
+	static char other[24];
+	unsigned int i;
+
+	for (i = 0; i < VT_ARRAY_SIZE(names); i++)
+		if (names[i].e == e)
+			return names[i].n;
+	snprintf(other, sizeof(other), "errno %d", e);
+	return other;
+}
+
+bool vt_errno_in(int e, uint64_t mask)
+{
+	return e > 0 && e < 64 && (mask & VT_E(e));
+}
+

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The helper library of the vivpoll C tests (tests/lib.c), which
+ * tests/Makefile links, with apps/common.o, into every tests/NN-*.c
+ * program: TAP output, VIVPOLL_SCALE and VIVPOLL_TIER, a seeded PRNG,
+ * sysfs and module reload, device discovery, counter snapshots, a short
+ * capture, kmemleak, the kernel log, reaping children, errno names, and
+ * the checks each stress test (80-stress, 82-unbind-loop,
+ * 84-legacy-toggle, 86-ioctl-fuzz) runs when it is done (vt_health()).
+ *
+ * Every check prints one TAP line at column 0; vt_end() returns a
+ * non-zero exit status if any check failed. Unless stated otherwise, the
+ * functions return 0 on success and a negative errno value on failure.
+ */
+#ifndef VIVPOLL_TESTS_LIB_H
+#define VIVPOLL_TESTS_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define VT_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define VT_MAX_DEVS		8
+#define VT_DRV_DIR		"/sys/bus/platform/drivers/vivpoll"
+#define VT_KMEMLEAK		"/sys/kernel/debug/kmemleak"
+/* The fastest frame interval of the driver is 1/60 s. */
+#define VT_MAX_FPS		60
+
+/* ---- scale, TAP --------------------------------------------------------- */
+
+/* VIVPOLL_SCALE: 1 by default, larger on slow (debug) kernels. */
+unsigned int vt_scale(void);
+
+/*
+ * VIVPOLL_TIER=quick (make check): the short version of the reliability
+ * tests, a few seconds each; "full" (make check-full) and the debug kernel
+ * run them for their whole length.
+ */
+bool vt_quick(void);
+
+/* "TAP version 13" and what the test is about, as a diagnostic. */
+void vt_begin(const char *what);
+/* A TAP diagnostic line ("# ..."), printf format. */
+void vt_diag(const char *fmt, ...);
+/* One TAP line; the reason (printf format, may be NULL) only on failure. */
+bool vt_ok(bool ok, const char *desc, const char *why, ...);
+void vt_skip(const char *desc, const char *why);
+/* Print the plan and return the exit status. */
+int vt_end(void);
+
+/* ---- PRNG: splitmix64, deterministic for a given seed ------------------ */
+
+struct vt_rng {
+	uint64_t s;
+};
+
+uint64_t vt_rand64(struct vt_rng *r);
+uint32_t vt_rand32(struct vt_rng *r);
+/* Uniform in [0, n), n > 0. */
+uint32_t vt_below(struct vt_rng *r, uint32_t n);
+/* true with probability 1/n */
+bool vt_one_in(struct vt_rng *r, uint32_t n);
+uint64_t vt_default_seed(void);
+
+/* ---- files, sysfs, module -------------------------------------------- */
+
+/* Write s to path (one write()); -EIO if it was short. */
+int vt_write_file(const char *path, const char *s);
+/* Read a whole (small) file into buf, NUL terminated; length or -errno. */
+ssize_t vt_read_file(const char *path, char *buf, size_t len);
+bool vt_module_loaded(void);
+/* delete_module("vivpoll", O_NONBLOCK): 0 or -errno (EWOULDBLOCK: in use) */
+int vt_rmmod(void);
+/* modprobe vivpoll with the given parameters ("" or NULL for the defaults) */
+int vt_modprobe(const char *params);
+/*
+ * rmmod (retrying for up to wait_ms while the module is in use, e.g. by
+ * exiting children) and modprobe with the given parameters ("" or NULL for
+ * the defaults). 0 or -errno; *why gets a reason on failure.
+ */
+int vt_reload(const char *params, unsigned int wait_ms, const char **why);
+
+/* ---- devices ------------------------------------------------------------ */
+
+struct vt_dev {
+	char path[32];
+	int inst;
+};
+
+/* The vivpoll video nodes, sorted by instance; returns their number. */
+int vt_devices(struct vt_dev *devs, int max);
+/* /dev/videoN of platform device vivpoll.<inst>, waiting up to wait_ms. */
+int vt_find_pdev_node(int inst, char *buf, size_t len, unsigned int wait_ms);
+
+/* ---- counters ----------------------------------------------------------- */
+
+struct vt_counts {
+	bool present;
+	uint64_t starts, frames, drops, running;
+};
+
+struct vt_snap {
+	uint64_t t_ns;
+	struct vt_counts c[VT_MAX_DEVS];
+};
+
+/* The debugfs counters of vivpoll-<inst>; c->present says if there are. */
+int vt_read_counts(int inst, struct vt_counts *c);
+void vt_snapshot(struct vt_snap *s);
+/*
+ * Wait up to ms for every present engine to be stopped; running instances
+ * are written to buf. true if all are stopped.
+ */
+bool vt_wait_engines_stopped(unsigned int ms, char *buf, size_t len);
+
+/* ---- capture ------------------------------------------------------------- */
+
+/*
+ * Capture nframes by mmap at 320x240 YUYV, 30 fps (fast enough under TCG),
+ * from input 0. Checks sequence numbers increase, bytesused is the image
+ * size and timestamps increase. 0 or -errno, with a reason in why.
+ */
+int vt_capture(const char *path, unsigned int nframes, unsigned int ms,
+	       char *why, size_t wlen);
+
+/* ---- kmemleak ------------------------------------------------------------ */
+
+bool vt_kmemleak_present(void);
+/* Print up to max_lines lines of text as TAP diagnostics. */
+void vt_diag_lines(const char *text, unsigned int max_lines);
+/*
+ * Before a test: show what kmemleak reports already (found by an earlier
+ * scan, not this test's doing), then "clear" it.
+ */
+void vt_kmemleak_begin(void);
+/*
+ * After a test: wait until the objects are old enough to be reported
+ * (5 s), scan; if anything shows up, scan again to confirm (an object
+ * only referenced from a register or a stack in flight is a transient
+ * false positive). The report must be empty.
+ */
+void vt_kmemleak_check(void);
+
+/* ---- kernel log ------------------------------------------------------------- */
+
+/* Write a marker to the kernel log; vt_klog_check() looks after it. */
+void vt_klog_mark(const char *name);
+/*
+ * The kernel log after the marker, or all of it without a marker
+ * (malloc()ed), or NULL.
+ */
+char *vt_klog_since_mark(void);
+/*
+ * No splat in the kernel log since vt_klog_mark(): the patterns
+ * guest/check.sh looks for.
+ */
+void vt_klog_check(void);
+
+/* ---- the checks after each stress test ------------------------------------ */
+
+/*
+ * Counters of every instance present in both snapshots: monotonic, frames
+ * plus drops at most what the engine can produce in the elapsed time, at
+ * least min_frames[inst] more frames (NULL: no minimum); and debugfs agrees
+ * with the controls.
+ */
+void vt_check_counters(const struct vt_snap *before,
+		       const uint64_t *min_frames);
+/*
+ * What every stress test checks at its end, with all its files closed:
+ * engines stopped, counters consistent, kmemleak, a short capture on every
+ * device.
+ */
+void vt_health(const struct vt_snap *before, const uint64_t *min_frames);
+/* Put vivpoll back as the guest boots it: loaded with defaults, bound. */
+void vt_restore_defaults(void);
+
+/* ---- children -------------------------------------------------------------- */
+
+/* Shared anonymous memory, inherited by fork()ed children; exits if none. */
+void *vt_shared(size_t len);
+/*
+ * Wait for the children until deadline_ns; kill the remaining ones. For
+ * each child, status[i] gets the wait status, or -1 if it had to be
+ * killed. Returns the number of children that had to be killed.
+ */
+int vt_reap(const pid_t *pids, int *status, int n, uint64_t deadline_ns);
+/* "signal 11 (Segmentation fault)" or "exit 3" for a wait status. */
+const char *vt_status_str(int st, char *buf, size_t len);
+
+/* ---- errno --------------------------------------------------------------- */
+
+/* Name of an errno value, for the reports ("EINVAL"). */
+const char *vt_errname(int e);
+
+#define VT_E(x)		(1ull << (x))	/* errno bit, for errno < 64 */
+
+/* Whether e is one of the errno bits of mask. */
+bool vt_errno_in(int e, uint64_t mask);
+
+#endif /* VIVPOLL_TESTS_LIB_H */

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# make check-all: every kernel (KVERS, default "6.1 6.12") with the default
+# config (full tier) and the debug config, then check-series; one summary
+# line per run and "N passed, N failed" over all of them.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+kvers=${KVERS:-6.1 6.12}
+log=$TOP/build/check-all
+rm -rf "$log" && mkdir -p "$log"
+start=$(date +%s)
+pass=0 fail=0
+summary=()
+run() { # run NAME COMMAND...: one step, its output in $log/NAME.log
+	local name=$1 t0=$SECONDS rc line
+	shift
+	say "check-all: $name"
+	"$@" > "$log/$name.log" 2>&1
+	rc=$?
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/$name.log" | tail -1)
+	[ -n "$line" ] || line="$(grep -c '^ok' "$log/$name.log") passed, $(grep -c '^not ok' "$log/$name.log") failed"
+	pass=$((pass + ${line%% passed*}))
+	fail=$((fail + $(echo "$line" | sed 's/.*passed, \([0-9]*\) failed/\1/')))
+	[ "$rc" = 0 ] || { [ "$(echo "$line" | sed 's/.*, \([0-9]*\) failed/\1/')" != 0 ] || fail=$((fail + 1)); }
+	summary+=("$(printf '%-24s %-26s status %s, %ss' "$name" "$line" "$rc" $((SECONDS - t0)))")
+	say "check-all: $name: $line (status $rc, $((SECONDS - t0))s)"
+}
+for v in $kvers; do
+	run "check-full-$v" make -C "$TOP" check-full KVER="$v" KCONFIG=default
+	run "check-debug-$v" make -C "$TOP" check KVER="$v" KCONFIG=debug
+done
+run check-series make -C "$TOP" check-series
+printf '%s\n' "${summary[@]}"
+say "check-all: done in $(($(date +%s) - start))s; logs in $log"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
