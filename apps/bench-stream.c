@@ -14,6 +14,12 @@
  * timestamps are switched to start of exposure to match vivpoll's
  * start-of-frame timestamps.
  *
+ * The buffers are mapped read-only by default (--map ro), as a consumer
+ * that only reads frames maps them; --map rw maps them PROT_READ |
+ * PROT_WRITE, as most applications do. vivpoll can only skip rewriting a
+ * buffer's whole picture while no buffer is mapped writable (see
+ * vivpoll_engine_fill() in the driver); vivid renders every frame anyway.
+ *
  * memcpy: the floor: the same bytes copied at the same rate into a ring of
  * as many buffers, paced with clock_nanosleep(TIMER_ABSTIME) like a
  * producer thread, measured the same way; plus the CPU time of one unpaced
@@ -46,6 +52,7 @@ struct sopts {
 	bool fastest;
 	unsigned long nbuf;
 	unsigned long dur_ms, warm_ms;
+	bool map_rw;
 };
 
 static void parse(int argc, char **argv, struct sopts *o)
@@ -60,6 +67,7 @@ static void parse(int argc, char **argv, struct sopts *o)
 		{ "buffers", required_argument, NULL, 'b' },
 		{ "duration", required_argument, NULL, 't' },
 		{ "warmup", required_argument, NULL, 'w' },
+		{ "map", required_argument, NULL, 'm' },
 		{ 0 }
 	};
 	int c;
@@ -73,7 +81,7 @@ static void parse(int argc, char **argv, struct sopts *o)
 	o->dur_ms = 5000;
 	o->warm_ms = 1000;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":D:d:s:f:r:Fb:t:w:", lopts,
+	while ((c = getopt_long(argc, argv, ":D:d:s:f:r:Fb:t:w:m:", lopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'D':
@@ -112,6 +120,11 @@ static void parse(int argc, char **argv, struct sopts *o)
 		case 'w':
 			if (vp_parse_seconds(optarg, &o->warm_ms))
 				bench_usage_error(o->cmd, "bad --warmup", optarg);
+			break;
+		case 'm':
+			if (strcmp(optarg, "ro") && strcmp(optarg, "rw"))
+				bench_usage_error(o->cmd, "--map is ro or rw, not", optarg);
+			o->map_rw = !strcmp(optarg, "rw");
 			break;
 		case ':':
 			bench_usage_error(o->cmd, "missing argument for", argv[optind - 1]);
@@ -329,7 +342,7 @@ ok:
 	return 0;
 }
 
-static int start_stream(struct dev *d, unsigned int nbuf)
+static int start_stream(struct dev *d, unsigned int nbuf, bool map_rw)
 {
 	struct v4l2_requestbuffers rb;
 	enum v4l2_buf_type type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
@@ -356,7 +369,8 @@ static int start_stream(struct dev *d, unsigned int nbuf)
 		if (r < 0)
 			return r;
 		d->len[i] = b.length;
-		d->mem[i] = mmap(NULL, b.length, PROT_READ | PROT_WRITE,
+		d->mem[i] = mmap(NULL, b.length,
+				 PROT_READ | (map_rw ? PROT_WRITE : 0),
 				 MAP_SHARED, d->fd, b.m.offset);
 		if (d->mem[i] == MAP_FAILED) {
 			d->mem[i] = NULL;
@@ -457,7 +471,7 @@ int bench_stream_main(int argc, char **argv)
 		goto out;
 	}
 
-	r = start_stream(&d, o.nbuf);
+	r = start_stream(&d, o.nbuf, o.map_rw);
 	if (r) {
 		rc = bench_fail("stream", "%s: cannot stream: %s", d.path,
 				strerror(-r));
@@ -550,6 +564,7 @@ int bench_stream_main(int argc, char **argv)
 		bj_num(&j, "fps_set", d.fps);
 		bj_bool(&j, "fastest", o.fastest);
 		bj_int(&j, "buffers", d.n);
+		bj_str(&j, "map", o.map_rw ? "rw" : "ro");
 		bj_str(&j, "timestamps", d.soe ? "start-of-frame" : "end-of-frame");
 		bj_int(&j, "frames", (long long)n);
 		bj_int(&j, "gaps", (long long)fr.gaps);

@@ -6,7 +6,9 @@
 # targets and the table are made on the host (tools/bench-report.py).
 # Progress lines start with "bench:". Sizes (environment):
 #   BENCH_SECS        frame cost window per run (8); BENCH_ROUNDS rounds (3)
-#   BENCH_BUFFERS     mmap buffers (and memcpy ring) for every stream (8)
+#   BENCH_BUFFERS     mmap buffers (and memcpy ring) for every stream (8);
+#                     streams map them read-only, plus one vivpoll run a
+#                     round with writable mappings (--map rw)
 #   BENCH_RATE_SECS   highest-rate window per driver (5)
 #   BENCH_EVENTS      events per latency run (1000); BENCH_CPUS same|split|any
 #   BENCH_POLLS       poll() calls per round (10000); BENCH_POLL_ROUNDS (15)
@@ -58,18 +60,22 @@ if want frame; then
 	while [ "$r" -le "$rounds" ]; do
 		run frame "$r" cpu --duration "$secs"
 		case $((r % 3)) in
-		1) order="vivpoll vivid memcpy" ;;
-		2) order="vivid memcpy vivpoll" ;;
-		0) order="memcpy vivpoll vivid" ;;
+		1) order="vivpoll vivid memcpy vivpoll-rw" ;;
+		2) order="vivid memcpy vivpoll-rw vivpoll" ;;
+		0) order="memcpy vivpoll-rw vivpoll vivid" ;;
 		esac
 		for w in $order; do
-			if [ "$w" = memcpy ]; then
+			case $w in
+			memcpy)
 				run frame "$r" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
-					--buffers "$bufs" --duration "$secs"
-			else
+					--buffers "$bufs" --duration "$secs" ;;
+			vivpoll-rw)
+				run frame "$r" stream --driver vivpoll --size 1280x720 --fourcc YUYV \
+					--fps 30 --buffers "$bufs" --duration "$secs" --map rw ;;
+			*)
 				run frame "$r" stream --driver "$w" --size 1280x720 --fourcc YUYV \
-					--fps 30 --buffers "$bufs" --duration "$secs"
-			fi
+					--fps 30 --buffers "$bufs" --duration "$secs" ;;
+			esac
 		done
 		r=$((r + 1))
 	done

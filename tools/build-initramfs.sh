@@ -36,6 +36,11 @@ cp "${bins[@]}" "$root/usr/bin/"
 if [ -d "$BUILD/tests" ]; then
 	find "$BUILD/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/vivpoll/tests/" \;
 fi
+# Tolerated v4l2-compliance drift per kernel (tests/50-compliance.sh); data,
+# so not in /vivpoll/tests, where every file is run.
+for f in "$TOP"/tests/compliance-drift-*.txt; do
+	[ ! -f "$f" ] || install -m 644 "$f" "$root/vivpoll/"
+done
 
 # Shared libraries of every ELF program we ship, with the loader.
 find "$root/usr/bin" "$root/vivpoll/tests" -type f -print0 |

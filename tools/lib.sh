@@ -10,24 +10,36 @@ export CCACHE_DIR=${CCACHE_DIR:-$VIVPOLL_CACHE/ccache}
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# The config fragments for a KCONFIG variant: base, then the variant's own.
+# The config fragments for a KCONFIG variant: base, then the variant's own,
+# each followed by its guest/kconfig/$KVER/ counterpart when a kernel needs one.
 kconfig_fragments() {
-	echo "$TOP/guest/kconfig/base.config"
-	if [ "$KCONFIG" != default ]; then
-		[ -f "$TOP/guest/kconfig/$KCONFIG.config" ] ||
-			die "unknown KCONFIG=$KCONFIG (no guest/kconfig/$KCONFIG.config)"
-		echo "$TOP/guest/kconfig/$KCONFIG.config"
-	fi
+	local k=$TOP/guest/kconfig f
+	for f in base $([ "$KCONFIG" = default ] || echo "$KCONFIG"); do
+		[ -f "$k/$f.config" ] ||
+			die "unknown KCONFIG=$KCONFIG (no guest/kconfig/$f.config)"
+		echo "$k/$f.config"
+		[ ! -f "$k/$KVER/$f.config" ] || echo "$k/$KVER/$f.config"
+	done
 }
 
-# The patch files of patches/series, in order, one path a line.
+# The patch files of the series for $KVER, in order, one path a line:
+# patches/$KVER/series when that kernel needs its own port, else patches/series.
+patch_dir() {
+	if [ -f "$TOP/patches/$KVER/series" ]; then
+		echo "$TOP/patches/$KVER"
+	else
+		echo "$TOP/patches"
+	fi
+}
 patch_files() {
-	local s=$TOP/patches/series p
+	local d s p
+	d=$(patch_dir)
+	s=$d/series
 	[ -f "$s" ] || return 0
 	while read -r p; do
 		case "$p" in ''|'#'*) continue ;; esac
-		[ -f "$TOP/patches/$p" ] || die "patches/series names $p, which is missing"
-		echo "$TOP/patches/$p"
+		[ -f "$d/$p" ] || die "${s#"$TOP"/} names $p, which is missing"
+		echo "$d/$p"
 	done < "$s"
 }
 

@@ -38,6 +38,38 @@ base=$(g rev-parse HEAD)
 d=$work/drivers/media/test-drivers/vivpoll
 mkdir -p "$d"
 find "$src" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' -exec cp {} "$d/" \;
+# Out of tree the driver builds for several kernels; in-tree, code is for the
+# tree it is merged into: resolve each "#if KERNEL_VERSION(a, b, c) <= (or >)
+# LINUX_VERSION_CODE" block for this tree and drop <linux/version.h>.
+python3 - "$pristine/Makefile" "$d"/*.[ch] <<'PY'
+import re, sys
+mk = open(sys.argv[1]).read()
+kv = tuple(int(re.search(r"^%s = (\d+)" % k, mk, re.M).group(1))
+           for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL"))
+cond = re.compile(r"#if KERNEL_VERSION\((\d+), (\d+), (\d+)\) (<=|>) LINUX_VERSION_CODE$")
+for path in sys.argv[2:]:
+    out, stack = [], []  # stack: [keep this branch?, is a version block] per #if
+    for line in open(path).read().split("\n"):
+        m = cond.match(line)
+        if m:
+            since = tuple(int(x) for x in m.group(1, 2, 3)) <= kv
+            stack.append([since if m.group(4) == "<=" else not since, True])
+            continue
+        if re.match(r"#\s*if", line):
+            stack.append([True, False])
+        elif stack and stack[-1][1] and line == "#else":
+            stack[-1][0] = not stack[-1][0]
+            continue
+        elif re.match(r"#\s*endif", line):
+            if stack.pop()[1]:
+                continue
+        if all(k for k, _ in stack) and line != "#include <linux/version.h>":
+            out.append(line)
+    text = re.sub(r"\n\n\n+", "\n\n", "\n".join(out))  # a dropped block's blank lines
+    if "LINUX_VERSION_CODE" in text or stack:
+        sys.exit("make-series: unresolved version check in " + path)
+    open(path, "w").write(text)
+PY
 cp "$src/Kconfig" "$d/Kconfig"
 # In-tree, Kconfig sets what Kbuild's out-of-tree defaults set.
 sed '/^# Out of tree/,/^$/d' "$src/Kbuild" > "$d/Makefile"

@@ -20,6 +20,7 @@
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <media/v4l2-event.h>
 
 #include "vivpoll-core.h"
@@ -41,6 +42,11 @@ MODULE_PARM_DESC(n_devs, " number of capture devices to create, 1-8 (default 1)"
 unsigned int vivpoll_debug;
 module_param_named(debug, vivpoll_debug, uint, 0644);
 MODULE_PARM_DESC(debug, " debug level, 0-2 (default 0)");
+
+bool vivpoll_unthrottled;
+module_param_named(unthrottled, vivpoll_unthrottled, bool, 0644);
+MODULE_PARM_DESC(unthrottled,
+		 " benchmarks only: fill each buffer as soon as it is queued, ignoring the frame interval; read when streaming starts (default 0)");
 
 static struct platform_device *vivpoll_pdevs[VIVPOLL_MAX_DEVS];
 static struct dentry *vivpoll_debugfs_root;
@@ -224,7 +230,7 @@ put_dev:
  * then returns EPOLLERR | EPOLLHUP | EPOLLPRI. The structure lives on until
  * the last file handle is closed.
  */
-static int vivpoll_remove(struct platform_device *pdev)
+static void vivpoll_remove(struct platform_device *pdev)
 {
 	struct vivpoll_dev *dev = platform_get_drvdata(pdev);
 
@@ -234,12 +240,24 @@ static int vivpoll_remove(struct platform_device *pdev)
 	dev->debugfs_dir = NULL;
 	vb2_video_unregister_device(&dev->vdev);
 	v4l2_device_put(&dev->v4l2_dev);
+}
+
+#if KERNEL_VERSION(6, 11, 0) > LINUX_VERSION_CODE
+/* platform_driver.remove returns an int here (void since Linux 6.11) */
+static int vivpoll_remove_int(struct platform_device *pdev)
+{
+	vivpoll_remove(pdev);
 	return 0;
 }
+#endif
 
 static struct platform_driver vivpoll_pdrv = {
 	.probe = vivpoll_probe,
+#if KERNEL_VERSION(6, 11, 0) <= LINUX_VERSION_CODE
 	.remove = vivpoll_remove,
+#else
+	.remove = vivpoll_remove_int,
+#endif
 	.driver = {
 		.name = VIVPOLL_NAME,
 	},

@@ -26,7 +26,12 @@
 #define VIVPOLL_NUM_INPUTS	2
 #define VIVPOLL_MAX_WIDTH	1920
 
+/* Text lines drawn over every frame, 16 pixels apart */
+#define VIVPOLL_TEXT_LINES	4
+#define VIVPOLL_TEXT_LEN	48
+
 extern unsigned int vivpoll_debug;
+extern bool vivpoll_unthrottled;
 
 #define vivpoll_dbg(level, dev, fmt, arg...) \
 	v4l2_dbg(level, vivpoll_debug, &(dev)->v4l2_dev, fmt, ## arg)
@@ -35,10 +40,16 @@ extern unsigned int vivpoll_debug;
  * struct vivpoll_buffer - a capture buffer
  * @vb: the vb2 buffer, must be first
  * @list: entry in &vivpoll_dev.buf_list while owned by the driver
+ * @pattern_gen: &vivpoll_dev.pattern_gen of the test pattern the buffer
+ *	holds under its text, 0 if unknown; only set while no one but the
+ *	engine can write the buffer (see vivpoll_engine_fill())
+ * @text: the text lines the buffer holds when @pattern_gen is set
  */
 struct vivpoll_buffer {
 	struct vb2_v4l2_buffer vb;
 	struct list_head list;
+	u64 pattern_gen;
+	char text[VIVPOLL_TEXT_LINES][VIVPOLL_TEXT_LEN];
 };
 
 /**
@@ -68,6 +79,11 @@ struct vivpoll_stats {
  * @tpf: frame interval of the slots counted from @start_ns
  * @slot: next frame slot, counted from @start_ns
  * @counts: sequence number, frames and drops of this run
+ * @unthrottled: produce a frame whenever a buffer is queued, ignoring @tpf
+ *	(the bench-only module parameter, read at the start of the run)
+ * @pattern: the test pattern rendered once, copied into the buffers; NULL
+ *	if it could not be allocated (every frame is then rendered)
+ * @pattern_gen: the &vivpoll_dev.pattern_gen @pattern was rendered for
  *
  * Initialised before the thread is created, read back after kthread_stop().
  */
@@ -77,6 +93,9 @@ struct vivpoll_run {
 	struct v4l2_fract tpf;
 	u64 slot;
 	struct vivpoll_counts counts;
+	bool unthrottled;
+	u8 *pattern;
+	u64 pattern_gen;
 };
 
 /**
@@ -97,13 +116,18 @@ struct vivpoll_run {
  * @timeperframe: current frame interval
  * @input: current input
  * @hdmi_signal: the HDMI input has a signal
+ * @pattern_gen: generation of the test pattern settings, never 0: bumped
+ *	by vivpoll_pattern_changed() whenever the pattern would look different
  * @in_qbuf: VIDIOC_QBUF is running, protected by @mutex
  * @qbuf_list: buffers queued by the running VIDIOC_QBUF, protected by @mutex
- * @lock: protects @buf_list and @stats
+ * @lock: protects @buf_list, @engine_wants_buffer, @bufs_shared and @stats
  * @buf_list: buffers queued to the engine and not yet filled
+ * @engine_wants_buffer: @engine sleeps until a buffer is queued
+ * @bufs_shared: a buffer of the queue was mapped writable or exported since
+ *	the buffers were allocated: someone else may write into them
  * @stats: counters
  * @engine: the frame engine thread, NULL when stopped
- * @engine_wq: wakes up @engine when a buffer is queued
+ * @engine_wq: wakes up @engine when a buffer is queued while it waits
  * @run: state of the current or last run of @engine
  * @debugfs_dir: this device's debugfs directory
  */
@@ -128,13 +152,16 @@ struct vivpoll_dev {
 	struct v4l2_fract timeperframe;
 	unsigned int input;
 	bool hdmi_signal;
+	u64 pattern_gen;
 
 	bool in_qbuf;
 	struct list_head qbuf_list;
 
-	/* protects buf_list and stats, taken from any context */
+	/* protects buf_list, the two flags and stats, taken from any context */
 	spinlock_t lock;
 	struct list_head buf_list;
+	bool engine_wants_buffer;
+	bool bufs_shared;
 	struct vivpoll_stats stats;
 
 	struct task_struct *engine;
@@ -147,6 +174,13 @@ static inline struct vivpoll_buffer *
 to_vivpoll_buffer(struct vb2_v4l2_buffer *vbuf)
 {
 	return container_of(vbuf, struct vivpoll_buffer, vb);
+}
+
+/* The test pattern settings changed; called with gen_lock held */
+static inline void vivpoll_pattern_changed(struct vivpoll_dev *dev)
+{
+	lockdep_assert_held(&dev->gen_lock);
+	dev->pattern_gen++;
 }
 
 void vivpoll_get_stats(struct vivpoll_dev *dev, struct vivpoll_stats *stats);

@@ -89,6 +89,7 @@ static int vivpoll_s_ctrl(struct v4l2_ctrl *ctrl)
 		tpg_s_pattern(&dev->tpg, ctrl->val);
 		break;
 	}
+	vivpoll_pattern_changed(dev);
 	mutex_unlock(&dev->gen_lock);
 	return 0;
 }

@@ -24,14 +24,29 @@
  * it is more than a few frame intervals late, it moves its start time by
  * that delay instead (see vivpoll_time_base_shift_ns()), rather than
  * producing all missed slots in a burst or counting them as dropped.
+ *
+ * With the bench-only module parameter unthrottled set when streaming
+ * starts, there are no slots: the engine fills a buffer as soon as one is
+ * queued, timestamped when it starts on it, and never drops a frame.
+ *
+ * The test pattern only changes with the format and the controls, so the
+ * engine renders it once into a buffer of its own and copies it into each
+ * capture buffer, then draws the text lines (time and frame counter,
+ * timestamp, device) over the copy. A buffer that no one but the engine
+ * can have written since it last filled it (see vivpoll_engine_fill())
+ * still holds the pattern: only the characters that changed are redrawn.
+ * The engine is only woken up by a queued buffer when it waits for one.
  */
 
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <media/v4l2-event.h>
 
@@ -53,19 +68,25 @@ static struct vivpoll_buffer *vivpoll_engine_take_buffer(struct vivpoll_dev *dev
 	return buf;
 }
 
+/*
+ * Is a buffer queued? If not, tell vivpoll_engine_queue() to wake up the
+ * engine for the next one.
+ */
 static bool vivpoll_engine_have_buffer(struct vivpoll_dev *dev)
 {
 	bool have;
 
 	spin_lock(&dev->lock);
 	have = !list_empty(&dev->buf_list);
+	dev->engine_wants_buffer = !have;
 	spin_unlock(&dev->lock);
 	return have;
 }
 
 /*
- * Sleep until @until_ns (CLOCK_MONOTONIC) or, if @want_buffer, until a
- * buffer is queued. Return true if the thread is asked to stop.
+ * Sleep until @until_ns (CLOCK_MONOTONIC; KTIME_MAX: no time limit) or, if
+ * @want_buffer, until a buffer is queued. Return true if the thread is
+ * asked to stop.
  */
 static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 				bool want_buffer)
@@ -87,60 +108,180 @@ static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 		schedule_hrtimeout_range(&expires, 0, HRTIMER_MODE_ABS);
 	}
 	finish_wait(&dev->engine_wq, &wait);
+	if (want_buffer) {
+		spin_lock(&dev->lock);
+		dev->engine_wants_buffer = false;
+		spin_unlock(&dev->lock);
+	}
 	return stop;
 }
 
-static void vivpoll_engine_fill(struct vivpoll_dev *dev,
-				struct vivpoll_buffer *buf, u8 *vbuf)
+/*
+ * Copy @size bytes of a picture. Whole pages, when both sides are page
+ * aligned (vmalloc memory: the pattern and MMAP buffers), are copied with
+ * copy_page(), the kernel's page copy: on x86 it moves 8 bytes per step,
+ * where memcpy() on a CPU with ERMS moves one (rep movsb, fast in silicon
+ * but emulated byte by byte by QEMU's TCG, 10 times slower there).
+ */
+static void vivpoll_engine_copy(u8 *dst, u8 *src, size_t size)
 {
-	const struct vivpoll_run *run = &dev->run;
-	struct tpg_data *tpg = &dev->tpg;
-	u8 *basep[TPG_MAX_PLANES][2];
+	size_t off = 0;
+
+	if (PAGE_ALIGNED(dst) && PAGE_ALIGNED(src))
+		for (; off + PAGE_SIZE <= size; off += PAGE_SIZE)
+			copy_page(dst + off, src + off);
+	memcpy(dst + off, src + off, size - off);
+}
+
+/* Format the text lines of a frame; called with gen_lock held */
+static void vivpoll_engine_text(struct vivpoll_dev *dev,
+				const struct vivpoll_buffer *buf, bool no_signal,
+				char text[VIVPOLL_TEXT_LINES][VIVPOLL_TEXT_LEN])
+{
 	u64 ts = buf->vb.vb2_buf.timestamp;
 	u32 ms, rem_ns;
-	bool no_signal;
-	char str[48];
 	u64 secs;
 
-	ms = div_u64(ts - run->stream_start_ns, NSEC_PER_MSEC);
+	ms = div_u64(ts - dev->run.stream_start_ns, NSEC_PER_MSEC);
 	secs = div_u64_rem(ts, NSEC_PER_SEC, &rem_ns);
+
+	snprintf(text[0], VIVPOLL_TEXT_LEN, " %02u:%02u:%02u.%03u frame %u",
+		 ms / 3600000 % 100, ms / 60000 % 60, ms / 1000 % 60,
+		 ms % 1000, buf->vb.sequence);
+	snprintf(text[1], VIVPOLL_TEXT_LEN, " ts %llu.%06u", secs,
+		 rem_ns / (u32)NSEC_PER_USEC);
+	snprintf(text[2], VIVPOLL_TEXT_LEN, " %s %s", dev->v4l2_dev.name,
+		 dev->input == VIVPOLL_INPUT_HDMI ? "HDMI" : "Camera");
+	if (no_signal)
+		strscpy(text[3], " NO SIGNAL", VIVPOLL_TEXT_LEN);
+}
+
+/*
+ * Fill @buf, mapped at @vbuf, with the picture and its text. @private: no
+ * one but the engine can have written the buffer since it last filled it:
+ * MMAP memory of a queue none of whose buffers was mapped writable or
+ * exported as a DMABUF (see vivpoll_mmap() and vid_cap_expbuf()). Only
+ * then may the engine trust what it recorded in @buf the last time.
+ */
+static void vivpoll_engine_fill(struct vivpoll_dev *dev,
+				struct vivpoll_buffer *buf, u8 *vbuf,
+				bool private)
+{
+	char text[VIVPOLL_TEXT_LINES][VIVPOLL_TEXT_LEN] = {};
+	unsigned int first[VIVPOLL_TEXT_LINES], len[VIVPOLL_TEXT_LINES];
+	struct vivpoll_run *run = &dev->run;
+	struct tpg_data *tpg = &dev->tpg;
+	u8 *basep[TPG_MAX_PLANES][2];
+	char part[VIVPOLL_TEXT_LEN];
+	bool no_signal, redraw = true;
+	unsigned int i;
 
 	mutex_lock(&dev->gen_lock);
 	no_signal = dev->input == VIVPOLL_INPUT_HDMI && !dev->hdmi_signal;
-	tpg_s_quality(tpg, no_signal ? TPG_QUAL_NOISE : TPG_QUAL_COLOR, 0);
-	tpg_calc_text_basep(tpg, basep, 0, vbuf);
-	tpg_fill_plane_buffer(tpg, 0, 0, vbuf);
+	vivpoll_engine_text(dev, buf, no_signal, text);
 
-	snprintf(str, sizeof(str), " %02u:%02u:%02u.%03u frame %u",
-		 ms / 3600000 % 100, ms / 60000 % 60, ms / 1000 % 60,
-		 ms % 1000, buf->vb.sequence);
-	tpg_gen_text(tpg, basep, 16, 16, str);
-	snprintf(str, sizeof(str), " ts %llu.%06u", secs,
-		 rem_ns / (u32)NSEC_PER_USEC);
-	tpg_gen_text(tpg, basep, 32, 16, str);
-	snprintf(str, sizeof(str), " %s %s", dev->v4l2_dev.name,
-		 dev->input == VIVPOLL_INPUT_HDMI ? "HDMI" : "Camera");
-	tpg_gen_text(tpg, basep, 48, 16, str);
-	if (no_signal)
-		tpg_gen_text(tpg, basep, 64, 16, " NO SIGNAL");
+	if (no_signal || tpg->pattern == TPG_PAT_NOISE || !run->pattern) {
+		/* Noise differs in every frame: render the whole picture */
+		tpg_s_quality(tpg, no_signal ? TPG_QUAL_NOISE : TPG_QUAL_COLOR, 0);
+		tpg_fill_plane_buffer(tpg, 0, 0, vbuf);
+		buf->pattern_gen = 0;
+	} else {
+		tpg_s_quality(tpg, TPG_QUAL_COLOR, 0);
+		if (run->pattern_gen != dev->pattern_gen) {
+			tpg_fill_plane_buffer(tpg, 0, 0, run->pattern);
+			run->pattern_gen = dev->pattern_gen;
+		}
+		/* Does the buffer still hold this pattern and a longer text? */
+		if (private && buf->pattern_gen == run->pattern_gen) {
+			redraw = false;
+			for (i = 0; i < VIVPOLL_TEXT_LINES && !redraw; i++)
+				redraw = !vivpoll_text_span(buf->text[i], text[i],
+							    &first[i], &len[i]);
+		}
+		if (redraw) {
+			vivpoll_engine_copy(vbuf, run->pattern, dev->sizeimage);
+			buf->pattern_gen = private ? run->pattern_gen : 0;
+		}
+	}
+
+	if (redraw) {
+		for (i = 0; i < VIVPOLL_TEXT_LINES; i++) {
+			first[i] = 0;
+			len[i] = strlen(text[i]);
+		}
+	}
+	tpg_calc_text_basep(tpg, basep, 0, vbuf);
+	for (i = 0; i < VIVPOLL_TEXT_LINES; i++) {
+		if (!len[i])
+			continue;
+		memcpy(part, text[i] + first[i], len[i]);
+		part[len[i]] = '\0';
+		tpg_gen_text(tpg, basep, 16 + 16 * i, 16 + 8 * first[i], part);
+	}
+	memcpy(buf->text, text, sizeof(buf->text));
 	mutex_unlock(&dev->gen_lock);
+}
+
+/*
+ * Account one frame: fill @buf, timestamped @ts, and hand it back, or
+ * count a drop if @buf is NULL.
+ */
+static void vivpoll_engine_deliver(struct vivpoll_dev *dev,
+				   struct vivpoll_buffer *buf, u64 ts)
+{
+	enum vb2_buffer_state state = VB2_BUF_STATE_DONE;
+	bool private = false;
+	unsigned int index;
+	u32 sequence;
+	u8 *vbuf;
+
+	spin_lock(&dev->lock);
+	if (buf) {
+		dev->stats.frames++;
+		private = !dev->bufs_shared &&
+			  buf->vb.vb2_buf.memory == VB2_MEMORY_MMAP;
+	} else {
+		dev->stats.drops++;
+	}
+	spin_unlock(&dev->lock);
+
+	sequence = vivpoll_count_slot(&dev->run.counts, !!buf);
+	if (!buf) {
+		trace_vivpoll_frame(dev->inst, sequence, -1);
+		vivpoll_dbg(2, dev, "frame %u dropped, no buffer\n", sequence);
+		return;
+	}
+
+	index = buf->vb.vb2_buf.index;
+	buf->vb.sequence = sequence;
+	buf->vb.field = V4L2_FIELD_NONE;
+	buf->vb.vb2_buf.timestamp = ts;
+	vbuf = vb2_plane_vaddr(&buf->vb.vb2_buf, 0);
+	if (vbuf)
+		vivpoll_engine_fill(dev, buf, vbuf, private);
+	else
+		state = VB2_BUF_STATE_ERROR;
+	trace_vivpoll_frame(dev->inst, sequence, index);
+	vb2_buffer_done(&buf->vb.vb2_buf, state);
+}
+
+static void vivpoll_engine_frame_sync(struct vivpoll_dev *dev)
+{
+	struct v4l2_event ev = {
+		.type = V4L2_EVENT_FRAME_SYNC,
+		.u.frame_sync.frame_sequence = dev->run.counts.sequence,
+	};
+
+	v4l2_event_queue(&dev->vdev, &ev);
 }
 
 /* Produce the current frame slot: fill a buffer or count a drop */
 static void vivpoll_engine_tick(struct vivpoll_dev *dev)
 {
 	struct vivpoll_run *run = &dev->run;
-	struct v4l2_event ev = {
-		.type = V4L2_EVENT_FRAME_SYNC,
-		.u.frame_sync.frame_sequence = run->counts.sequence,
-	};
-	enum vb2_buffer_state state = VB2_BUF_STATE_DONE;
 	struct vivpoll_buffer *buf;
-	unsigned int index;
-	u32 sequence;
-	u8 *vbuf;
 
-	v4l2_event_queue(&dev->vdev, &ev);
+	vivpoll_engine_frame_sync(dev);
 
 	/*
 	 * Like a DMA engine that latches its buffer when the frame is written
@@ -156,35 +297,26 @@ static void vivpoll_engine_tick(struct vivpoll_dev *dev)
 		buf = vivpoll_engine_take_buffer(dev);
 	}
 
-	spin_lock(&dev->lock);
-	if (buf)
-		dev->stats.frames++;
-	else
-		dev->stats.drops++;
-	spin_unlock(&dev->lock);
-
-	sequence = vivpoll_count_slot(&run->counts, !!buf);
-	if (!buf) {
-		trace_vivpoll_frame(dev->inst, sequence, -1);
-		vivpoll_dbg(2, dev, "frame %u dropped, no buffer\n", sequence);
-		goto next;
-	}
-
-	index = buf->vb.vb2_buf.index;
-	buf->vb.sequence = sequence;
-	buf->vb.field = V4L2_FIELD_NONE;
-	buf->vb.vb2_buf.timestamp = run->start_ns +
-				    vivpoll_frame_due_ns(run->slot, &run->tpf);
-	vbuf = vb2_plane_vaddr(&buf->vb.vb2_buf, 0);
-	if (vbuf)
-		vivpoll_engine_fill(dev, buf, vbuf);
-	else
-		state = VB2_BUF_STATE_ERROR;
-	trace_vivpoll_frame(dev->inst, sequence, index);
-	vb2_buffer_done(&buf->vb.vb2_buf, state);
-
-next:
+	vivpoll_engine_deliver(dev, buf, run->start_ns +
+			       vivpoll_frame_due_ns(run->slot, &run->tpf));
 	run->slot++;
+}
+
+/* Unthrottled: a frame for every queued buffer, as soon as it is queued */
+static bool vivpoll_engine_unthrottled_tick(struct vivpoll_dev *dev)
+{
+	struct vivpoll_buffer *buf;
+
+	if (vivpoll_engine_wait(dev, KTIME_MAX, true))
+		return true;
+	buf = vivpoll_engine_take_buffer(dev);
+	if (buf) {
+		u64 now = ktime_get_ns();
+
+		vivpoll_engine_frame_sync(dev);
+		vivpoll_engine_deliver(dev, buf, now);
+	}
+	return false;
 }
 
 /*
@@ -214,12 +346,19 @@ static int vivpoll_engine_thread(void *data)
 	struct vivpoll_dev *dev = data;
 	struct vivpoll_run *run = &dev->run;
 
-	vivpoll_dbg(1, dev, "engine thread started\n");
+	vivpoll_dbg(1, dev, "engine thread started%s\n",
+		    run->unthrottled ? ", unthrottled" : "");
 	for (;;) {
 		u64 due = run->start_ns +
 			  vivpoll_frame_due_ns(run->slot, &run->tpf);
 		u64 shift;
 
+		if (run->unthrottled) {
+			if (vivpoll_engine_unthrottled_tick(dev))
+				break;
+			cond_resched();
+			continue;
+		}
 		if (vivpoll_engine_wait(dev, due, false))
 			break;
 		shift = vivpoll_time_base_shift_ns(run->slot,
@@ -251,8 +390,11 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 		return -EBUSY;
 
 	memset(run, 0, sizeof(*run));
+	run->unthrottled = READ_ONCE(vivpoll_unthrottled);
 	mutex_lock(&dev->gen_lock);
 	run->tpf = dev->timeperframe;
+	/* Without it, every frame is rendered: slower, but it works */
+	run->pattern = vmalloc(dev->sizeimage);
 	mutex_unlock(&dev->gen_lock);
 	run->start_ns = ktime_get_ns();
 	run->stream_start_ns = run->start_ns;
@@ -271,6 +413,8 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 		dev->stats.engine_running = false;
 		spin_unlock(&dev->lock);
 		trace_vivpoll_engine_stop(dev->inst, 0, 0);
+		vfree(run->pattern);
+		run->pattern = NULL;
 		return PTR_ERR(thread);
 	}
 	dev->engine = thread;
@@ -287,6 +431,8 @@ void vivpoll_engine_stop(struct vivpoll_dev *dev)
 
 	kthread_stop(dev->engine);
 	dev->engine = NULL;
+	vfree(run->pattern);
+	run->pattern = NULL;
 
 	spin_lock(&dev->lock);
 	dev->stats.engine_running = false;
@@ -295,6 +441,22 @@ void vivpoll_engine_stop(struct vivpoll_dev *dev)
 				  run->counts.drops);
 	vivpoll_dbg(1, dev, "engine stopped after %llu frames, %llu drops\n",
 		    run->counts.frames, run->counts.drops);
+}
+
+/*
+ * Hand the buffers on @list to the engine. It is only woken up if it waits
+ * for a buffer: in a frame slot without one, or when unthrottled.
+ */
+void vivpoll_engine_queue(struct vivpoll_dev *dev, struct list_head *list)
+{
+	bool wake;
+
+	spin_lock(&dev->lock);
+	list_splice_tail_init(list, &dev->buf_list);
+	wake = dev->engine_wants_buffer;
+	spin_unlock(&dev->lock);
+	if (wake)
+		wake_up(&dev->engine_wq);
 }
 
 /* Hand all buffers still owned by the driver back to vb2; needs dev->mutex */

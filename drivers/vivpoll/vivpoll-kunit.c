@@ -8,9 +8,12 @@
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/string.h>
 #include <linux/time64.h>
 
 #include "vivpoll-logic.h"
+/* The code under test, compiled into this module (see Kbuild) */
+#include "vivpoll-logic.c"
 
 /* What select() asks for: POLLIN_SET, POLLOUT_SET, POLLEX_SET in fs/select.c */
 #define SELECT_IN	(EPOLLRDNORM | EPOLLRDBAND | EPOLLIN | EPOLLHUP | \
@@ -219,6 +222,52 @@ static void vivpoll_test_drops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gaps, counts.drops - 1);
 }
 
+/*
+ * Draw the span vivpoll_text_span() returns over a line of character cells
+ * holding @old: the line must then read @new.
+ */
+static void vivpoll_expect_span(struct kunit *test, const char *old,
+				const char *new, unsigned int want_first,
+				unsigned int want_len)
+{
+	unsigned int first = ~0U, len = ~0U;
+	char cells[32] = {};
+
+	KUNIT_ASSERT_TRUE(test, vivpoll_text_span(old, new, &first, &len));
+	KUNIT_EXPECT_EQ(test, first, want_first);
+	KUNIT_EXPECT_EQ(test, len, want_len);
+	KUNIT_ASSERT_LE(test, first + len, strlen(new));
+	strscpy(cells, old, sizeof(cells));
+	memcpy(cells + first, new + first, len);
+	KUNIT_EXPECT_STREQ(test, cells, new);
+}
+
+static void vivpoll_test_text_span(struct kunit *test)
+{
+	unsigned int first, len;
+
+	/* a clean picture: the whole line */
+	vivpoll_expect_span(test, "", " ts 12.345678", 0, 13);
+	/* unchanged: nothing */
+	vivpoll_expect_span(test, " vivpoll-0 Camera", " vivpoll-0 Camera",
+			    17, 0);
+	/* the changed middle only */
+	vivpoll_expect_span(test, " 00:00:01.234 frame 37",
+			    " 00:00:01.967 frame 37", 10, 3);
+	vivpoll_expect_span(test, " 00:00:01.234 frame 37",
+			    " 00:00:02.234 frame 45", 8, 14);
+	/* longer: up to the end */
+	vivpoll_expect_span(test, " frame 99", " frame 100", 7, 3);
+	vivpoll_expect_span(test, " frame 9", " frame 10", 7, 2);
+	vivpoll_expect_span(test, "ab", "abcd", 2, 2);
+
+	/* shorter: cells of the old text would stay, refused */
+	KUNIT_EXPECT_FALSE(test, vivpoll_text_span(" frame 100", " frame 99",
+						   &first, &len));
+	KUNIT_EXPECT_FALSE(test, vivpoll_text_span(" NO SIGNAL", "",
+						   &first, &len));
+}
+
 static struct kunit_case vivpoll_test_cases[] = {
 	KUNIT_CASE(vivpoll_test_poll_rule),
 	KUNIT_CASE(vivpoll_test_formats),
@@ -227,6 +276,7 @@ static struct kunit_case vivpoll_test_cases[] = {
 	KUNIT_CASE(vivpoll_test_frame_due),
 	KUNIT_CASE(vivpoll_test_time_base),
 	KUNIT_CASE(vivpoll_test_drops),
+	KUNIT_CASE(vivpoll_test_text_span),
 	{}
 };
 

@@ -4,11 +4,12 @@
  *
  * Format arithmetic, frame timing arithmetic and the rule that decides
  * whether a poll() can start the capture engine. None of this touches
- * device state, so the KUnit suite links the same object.
+ * device state, so the KUnit suite compiles in the same code.
  */
 
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/string.h>
 #include <linux/time64.h>
 #include <media/v4l2-common.h>
 
@@ -174,4 +175,32 @@ u64 vivpoll_time_base_shift_ns(u64 slot, u64 elapsed_ns,
 	if (elapsed_ns <= limit)
 		return 0;
 	return elapsed_ns - vivpoll_frame_due_ns(slot, tpf);
+}
+
+/*
+ * A text line of a frame holds @old and must show @new. The characters of
+ * the font are cells of a fixed width, each drawn with its background, so
+ * drawing a part of @new only changes the cells of that part. Return false
+ * if @new is shorter than @old: cells of @old would be left over, and the
+ * line must be drawn on a clean picture. Otherwise return true and set
+ * *@first and *@len to the part of @new to draw: the span from the first to
+ * the last cell that differs (*@len is 0 if the line is unchanged).
+ */
+bool vivpoll_text_span(const char *old, const char *new,
+		       unsigned int *first, unsigned int *len)
+{
+	size_t old_len = strlen(old);
+	size_t new_len = strlen(new);
+	size_t a = 0, b = new_len;
+
+	if (new_len < old_len)
+		return false;
+	while (a < old_len && old[a] == new[a])
+		a++;
+	if (new_len == old_len)
+		while (b > a && old[b - 1] == new[b - 1])
+			b--;
+	*first = a;
+	*len = b - a;
+	return true;
 }

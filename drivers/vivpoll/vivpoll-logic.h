@@ -76,4 +76,7 @@ u64 vivpoll_frame_due_ns(u64 slot, const struct v4l2_fract *tpf);
 u64 vivpoll_time_base_shift_ns(u64 slot, u64 elapsed_ns,
 			       const struct v4l2_fract *tpf);
 
+bool vivpoll_text_span(const char *old, const char *new,
+		       unsigned int *first, unsigned int *len);
+
 #endif

@@ -10,10 +10,13 @@
  */
 
 #include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/version.h>
 #include <linux/videodev2.h>
 #include <media/v4l2-common.h>
 #include <media/v4l2-event.h>
 #include <media/v4l2-fh.h>
+#include <media/videobuf2-memops.h>
 #include <media/videobuf2-vmalloc.h>
 
 #include "vivpoll-core.h"
@@ -29,14 +32,32 @@ static const char * const vivpoll_input_names[VIVPOLL_NUM_INPUTS] = {
 
 /* vb2 queue operations, all called with dev->mutex held */
 
+/* Buffers allocated on the queue (a bitmap since Linux 6.8, a count before) */
+static unsigned int vid_cap_num_buffers(struct vb2_queue *vq)
+{
+#if KERNEL_VERSION(6, 8, 0) <= LINUX_VERSION_CODE
+	return vb2_get_num_buffers(vq);
+#else
+	return vq->num_buffers;
+#endif
+}
+
 static int vid_cap_queue_setup(struct vb2_queue *vq, unsigned int *nbuffers,
 			       unsigned int *nplanes, unsigned int sizes[],
 			       struct device *alloc_devs[])
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vq);
+	unsigned int allocated = vid_cap_num_buffers(vq);
 
-	if (vq->num_buffers + *nbuffers < VIVPOLL_MIN_BUFFERS)
-		*nbuffers = VIVPOLL_MIN_BUFFERS - vq->num_buffers;
+	if (allocated + *nbuffers < VIVPOLL_MIN_BUFFERS)
+		*nbuffers = VIVPOLL_MIN_BUFFERS - allocated;
+
+	/* New buffers: none is mapped writable or exported yet */
+	if (!allocated) {
+		spin_lock(&dev->lock);
+		dev->bufs_shared = false;
+		spin_unlock(&dev->lock);
+	}
 
 	if (*nplanes)
 		return *nplanes != 1 || sizes[0] < dev->sizeimage ? -EINVAL : 0;
@@ -63,6 +84,7 @@ static void vid_cap_buf_queue(struct vb2_buffer *vb)
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vb->vb2_queue);
 	struct vivpoll_buffer *buf = to_vivpoll_buffer(to_vb2_v4l2_buffer(vb));
+	LIST_HEAD(list);
 
 	/* Within VIDIOC_QBUF: vid_cap_qbuf() hands the buffer on */
 	if (dev->in_qbuf) {
@@ -70,10 +92,8 @@ static void vid_cap_buf_queue(struct vb2_buffer *vb)
 		return;
 	}
 
-	spin_lock(&dev->lock);
-	list_add_tail(&buf->list, &dev->buf_list);
-	spin_unlock(&dev->lock);
-	wake_up(&dev->engine_wq);
+	list_add_tail(&buf->list, &list);
+	vivpoll_engine_queue(dev, &list);
 }
 
 static int vid_cap_start_streaming(struct vb2_queue *vq, unsigned int count)
@@ -139,6 +159,7 @@ static void vid_cap_set_format(struct vivpoll_dev *dev,
 	dev->height = height;
 	dev->bytesperline = vivpoll_bytesperline(fmt, width);
 	dev->sizeimage = vivpoll_sizeimage(fmt, width, height);
+	vivpoll_pattern_changed(dev);
 
 	tpg_s_fourcc(tpg, fmt->fourcc);
 	tpg_reset_source(tpg, width, height, V4L2_FIELD_NONE);
@@ -156,8 +177,9 @@ static int vid_cap_querycap(struct file *file, void *priv,
 
 	strscpy(cap->driver, VIVPOLL_NAME, sizeof(cap->driver));
 	strscpy(cap->card, VIVPOLL_NAME, sizeof(cap->card));
-	snprintf(cap->bus_info, sizeof(cap->bus_info), "platform:%s",
-		 dev->v4l2_dev.name);
+	/* "platform:" and v4l2_dev.name, in a form gcc can bound (W=1) */
+	snprintf(cap->bus_info, sizeof(cap->bus_info), "platform:%s-%u",
+		 VIVPOLL_NAME, dev->inst);
 	return 0;
 }
 
@@ -288,13 +310,32 @@ static int vid_cap_qbuf(struct file *file, void *priv, struct v4l2_buffer *p)
 	ret = vb2_ioctl_qbuf(file, priv, p);
 	dev->in_qbuf = false;
 
-	if (!list_empty(&dev->qbuf_list)) {
-		spin_lock(&dev->lock);
-		list_splice_tail_init(&dev->qbuf_list, &dev->buf_list);
-		spin_unlock(&dev->lock);
-		wake_up(&dev->engine_wq);
-	}
+	if (!list_empty(&dev->qbuf_list))
+		vivpoll_engine_queue(dev, &dev->qbuf_list);
 	return ret;
+}
+
+/*
+ * The engine redraws only the text of a frame if the buffer still holds
+ * the test pattern from its last use (see vivpoll_engine_fill()). That
+ * needs the buffer to be written by no one else: once a buffer is exported,
+ * or mapped writable (see vivpoll_mmap()), every frame is a full copy
+ * until the buffers are freed and allocated again.
+ */
+static void vivpoll_set_bufs_shared(struct vivpoll_dev *dev)
+{
+	spin_lock(&dev->lock);
+	if (!dev->bufs_shared)
+		vivpoll_dbg(1, dev, "buffers shared, full copies from now on\n");
+	dev->bufs_shared = true;
+	spin_unlock(&dev->lock);
+}
+
+static int vid_cap_expbuf(struct file *file, void *priv,
+			  struct v4l2_exportbuffer *p)
+{
+	vivpoll_set_bufs_shared(video_drvdata(file));
+	return vb2_ioctl_expbuf(file, priv, p);
 }
 
 static int vid_cap_enum_input(struct file *file, void *priv,
@@ -381,13 +422,56 @@ static __poll_t vivpoll_poll(struct file *file, poll_table *wait)
 	spin_unlock(&dev->lock);
 
 	/* An unlocked peek at the queue, only used for a debug message */
-	if (vivpoll_poll_may_start_engine(req, READ_ONCE(dev->queue.num_buffers)))
+	if (vivpoll_poll_may_start_engine(req, vb2_is_busy(&dev->queue)))
 		vivpoll_dbg(1, dev, "poll for events 0x%08x may start read()\n",
 			    (__force u32)req);
 
 	res = vb2_fop_poll(file, wait);
 	trace_vivpoll_poll(dev->inst, (__force u32)req, (__force u32)res);
 	return res;
+}
+
+/*
+ * A read-only mapping of a buffer keeps vb2's vm_ops, plus an mprotect hook
+ * that sees it made writable. vb2 needs VM_SHARED, so the file is open for
+ * writing and VM_MAYWRITE is set: mprotect() may add PROT_WRITE later.
+ */
+static void vivpoll_vm_open(struct vm_area_struct *vma)
+{
+	vb2_common_vm_ops.open(vma);
+}
+
+static void vivpoll_vm_close(struct vm_area_struct *vma)
+{
+	vb2_common_vm_ops.close(vma);
+}
+
+static int vivpoll_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
+			       unsigned long end, unsigned long newflags)
+{
+	if (newflags & VM_WRITE)
+		vivpoll_set_bufs_shared(video_drvdata(vma->vm_file));
+	return 0;
+}
+
+static const struct vm_operations_struct vivpoll_vm_ops_ro = {
+	.open = vivpoll_vm_open,
+	.close = vivpoll_vm_close,
+	.mprotect = vivpoll_vm_mprotect,
+};
+
+static int vivpoll_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	int ret;
+
+	ret = vb2_fop_mmap(file, vma);
+	if (ret)
+		return ret;
+	if (!(vma->vm_flags & VM_WRITE) && vma->vm_ops == &vb2_common_vm_ops)
+		vma->vm_ops = &vivpoll_vm_ops_ro;
+	else
+		vivpoll_set_bufs_shared(video_drvdata(file));
+	return 0;
 }
 
 const struct v4l2_file_operations vivpoll_fops = {
@@ -397,7 +481,7 @@ const struct v4l2_file_operations vivpoll_fops = {
 	.read = vb2_fop_read,
 	.poll = vivpoll_poll,
 	.unlocked_ioctl = video_ioctl2,
-	.mmap = vb2_fop_mmap,
+	.mmap = vivpoll_mmap,
 };
 
 const struct v4l2_ioctl_ops vivpoll_ioctl_ops = {
@@ -421,7 +505,7 @@ const struct v4l2_ioctl_ops vivpoll_ioctl_ops = {
 	.vidioc_querybuf = vb2_ioctl_querybuf,
 	.vidioc_qbuf = vid_cap_qbuf,
 	.vidioc_dqbuf = vb2_ioctl_dqbuf,
-	.vidioc_expbuf = vb2_ioctl_expbuf,
+	.vidioc_expbuf = vid_cap_expbuf,
 	.vidioc_streamon = vb2_ioctl_streamon,
 	.vidioc_streamoff = vb2_ioctl_streamoff,
 
