@@ -393,8 +393,12 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 	run->unthrottled = READ_ONCE(vivpoll_unthrottled);
 	mutex_lock(&dev->gen_lock);
 	run->tpf = dev->timeperframe;
-	/* Without it, every frame is rendered: slower, but it works */
-	run->pattern = vmalloc(dev->sizeimage);
+	/*
+	 * Zeroed: it is copied into buffers userspace sees. Without it,
+	 * every frame is rendered: slower, but it works.
+	 */
+	run->pattern = __vmalloc(dev->sizeimage, GFP_KERNEL | __GFP_ZERO |
+				 __GFP_NOWARN);
 	mutex_unlock(&dev->gen_lock);
 	run->start_ns = ktime_get_ns();
 	run->stream_start_ns = run->start_ns;

@@ -12,8 +12,6 @@
 #include <linux/time64.h>
 
 #include "vivpoll-logic.h"
-/* The code under test, compiled into this module (see Kbuild) */
-#include "vivpoll-logic.c"
 
 /* What select() asks for: POLLIN_SET, POLLOUT_SET, POLLEX_SET in fs/select.c */
 #define SELECT_IN	(EPOLLRDNORM | EPOLLRDBAND | EPOLLIN | EPOLLHUP | \
@@ -288,4 +286,5 @@ static struct kunit_suite vivpoll_test_suite = {
 kunit_test_suite(vivpoll_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the vivpoll driver helpers");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_LICENSE("GPL");

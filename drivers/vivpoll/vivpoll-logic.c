@@ -4,9 +4,11 @@
  *
  * Format arithmetic, frame timing arithmetic and the rule that decides
  * whether a poll() can start the capture engine. None of this touches
- * device state, so the KUnit suite compiles in the same code.
+ * device state; vivpoll_kunit.ko tests it through the exports below,
+ * which exist only in kernels with KUnit.
  */
 
+#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/string.h>
@@ -25,6 +27,7 @@ const struct vivpoll_fmt vivpoll_formats[VIVPOLL_NUM_FORMATS] = {
 	{ .fourcc = V4L2_PIX_FMT_RGB565, .bpp = 16 },
 	{ .fourcc = V4L2_PIX_FMT_GREY,   .bpp = 8,  .is_yuv = true },
 };
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_formats);
 
 /* Discrete frame sizes, in increasing order */
 const struct v4l2_frmsize_discrete vivpoll_sizes[VIVPOLL_NUM_SIZES] = {
@@ -33,6 +36,7 @@ const struct v4l2_frmsize_discrete vivpoll_sizes[VIVPOLL_NUM_SIZES] = {
 	{ 1280,  720 },
 	{ 1920, 1080 },
 };
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_sizes);
 
 /* Discrete frame intervals, fastest first; 1/30 s is the default */
 const struct v4l2_fract vivpoll_intervals[VIVPOLL_NUM_INTERVALS] = {
@@ -44,6 +48,7 @@ const struct v4l2_fract vivpoll_intervals[VIVPOLL_NUM_INTERVALS] = {
 	{ 1, 10 },
 	{ 1, 5 },
 };
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_intervals);
 
 const struct vivpoll_fmt *vivpoll_find_format(u32 fourcc)
 {
@@ -54,16 +59,19 @@ const struct vivpoll_fmt *vivpoll_find_format(u32 fourcc)
 			return &vivpoll_formats[i];
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_find_format);
 
 u32 vivpoll_bytesperline(const struct vivpoll_fmt *fmt, u32 width)
 {
 	return width * fmt->bpp / 8;
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_bytesperline);
 
 u32 vivpoll_sizeimage(const struct vivpoll_fmt *fmt, u32 width, u32 height)
 {
 	return vivpoll_bytesperline(fmt, width) * height;
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_sizeimage);
 
 /*
  * Return the supported frame size closest to @width x @height. The values
@@ -81,6 +89,7 @@ const struct v4l2_frmsize_discrete *vivpoll_nearest_size(u32 width,
 	return v4l2_find_nearest_size(vivpoll_sizes, ARRAY_SIZE(vivpoll_sizes),
 				      width, height, width, height);
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_nearest_size);
 
 bool vivpoll_size_is_valid(u32 width, u32 height)
 {
@@ -92,6 +101,7 @@ bool vivpoll_size_is_valid(u32 width, u32 height)
 			return true;
 	return false;
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_size_is_valid);
 
 static u64 vivpoll_fract_ns(const struct v4l2_fract *f)
 {
@@ -124,6 +134,7 @@ unsigned int vivpoll_nearest_interval(const struct v4l2_fract *tpf)
 	}
 	return best;
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_nearest_interval);
 
 /*
  * vb2_core_poll() starts the read() emulator, and with it streaming, when
@@ -136,6 +147,7 @@ bool vivpoll_poll_may_start_engine(__poll_t req_events, bool queue_busy)
 {
 	return (req_events & (EPOLLIN | EPOLLRDNORM)) && !queue_busy;
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_poll_may_start_engine);
 
 /*
  * Account one frame slot and return its sequence number. The sequence
@@ -149,12 +161,14 @@ u32 vivpoll_count_slot(struct vivpoll_counts *counts, bool filled)
 		counts->drops++;
 	return counts->sequence++;
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_count_slot);
 
 /* Time of frame slot @slot relative to the start of the stream */
 u64 vivpoll_frame_due_ns(u64 slot, const struct v4l2_fract *tpf)
 {
 	return div_u64(slot * tpf->numerator * NSEC_PER_SEC, tpf->denominator);
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_frame_due_ns);
 
 /*
  * The engine is about to produce frame slot @slot, @elapsed_ns after the
@@ -176,6 +190,7 @@ u64 vivpoll_time_base_shift_ns(u64 slot, u64 elapsed_ns,
 		return 0;
 	return elapsed_ns - vivpoll_frame_due_ns(slot, tpf);
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_time_base_shift_ns);
 
 /*
  * A text line of a frame holds @old and must show @new. The characters of
@@ -204,3 +219,4 @@ bool vivpoll_text_span(const char *old, const char *new,
 	*len = b - a;
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_text_span);

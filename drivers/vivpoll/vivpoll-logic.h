@@ -2,9 +2,8 @@
 /*
  * Pure helpers of the vivpoll driver
  *
- * Everything declared here is free of device state and locking, so that
- * the same object can be linked into vivpoll.ko and into the KUnit suite
- * in vivpoll_kunit.ko.
+ * Everything declared here is free of device state and locking; the KUnit
+ * suite in vivpoll_kunit.ko calls it through EXPORT_SYMBOL_IF_KUNIT().
  */
 
 #ifndef _VIVPOLL_LOGIC_H_

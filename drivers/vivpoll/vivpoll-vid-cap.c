@@ -334,8 +334,12 @@ static void vivpoll_set_bufs_shared(struct vivpoll_dev *dev)
 static int vid_cap_expbuf(struct file *file, void *priv,
 			  struct v4l2_exportbuffer *p)
 {
-	vivpoll_set_bufs_shared(video_drvdata(file));
-	return vb2_ioctl_expbuf(file, priv, p);
+	int ret = vb2_ioctl_expbuf(file, priv, p);
+
+	/* Only an export that worked shares a buffer (vdev->lock held) */
+	if (!ret)
+		vivpoll_set_bufs_shared(video_drvdata(file));
+	return ret;
 }
 
 static int vid_cap_enum_input(struct file *file, void *priv,
@@ -435,6 +439,11 @@ static __poll_t vivpoll_poll(struct file *file, poll_table *wait)
  * A read-only mapping of a buffer keeps vb2's vm_ops, plus an mprotect hook
  * that sees it made writable. vb2 needs VM_SHARED, so the file is open for
  * writing and VM_MAYWRITE is set: mprotect() may add PROT_WRITE later.
+ *
+ * This relies on vb2_common_vm_ops (vb2-vmalloc's mappings) having only
+ * .open and .close, as in Linux 6.1 to 6.12; any other vm_ops is left
+ * alone and the buffers count as shared. A vb2 core flag ("the buffer may
+ * have been written by userspace") would be the upstream way to do this.
  */
 static void vivpoll_vm_open(struct vm_area_struct *vma)
 {
