@@ -12,11 +12,16 @@ t() { # t DESCRIPTION COMMAND...
 	fi
 }
 echo "TAP version 13"
-echo "1..7"
+echo "1..11"
 t "kernel is 6.1 or 6.12 ($(uname -r))" sh -c 'uname -r | grep -Eq "^6\.(1|12)\."'
 t "legacy poll switch exists and is off" sh -c '[ "$(cat /proc/sys/fs/poll_legacy_null_table)" = 0 ]'
 t "vivpoll is loaded" sh -c 'grep -q "^vivpoll " /proc/modules'
 t "vivid loads and unloads" sh -c 'modprobe vivid n_devs=1 && rmmod vivid'
 t "a /dev/video node exists" sh -c 'ls /dev/video* > /dev/null'
 t "debugfs is mounted" sh -c 'grep -q " /sys/kernel/debug debugfs " /proc/mounts'
+# bad module parameters: refused with a message, and nothing is left behind
+t "vivpoll refuses n_devs=0" sh -c 'rmmod vivpoll && ! modprobe vivpoll n_devs=0 && dmesg | grep -q "n_devs=0 is out of range"'
+t "vivpoll refuses n_devs=9" sh -c '! modprobe vivpoll n_devs=9 && ! grep -q "^vivpoll " /proc/modules'
+t "vivpoll refuses n_devs=-1" sh -c '! modprobe vivpoll n_devs=-1 && ! grep -q "^vivpoll " /proc/modules'
+t "vivpoll loads again with its defaults" sh -c 'modprobe vivpoll && [ -e /sys/bus/platform/devices/vivpoll.0 ]'
 t "/host is writable" sh -c 'echo smoke > /host/.smoke && [ "$(cat /host/.smoke)" = smoke ] && rm /host/.smoke'
