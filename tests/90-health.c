@@ -63,18 +63,7 @@ int main(void)
 	/* no kmemleak scan: each stress test ended with one, and
 	 * guest/check.sh scans at the end; a scan takes minutes under TCG
 	 * with KASAN */
-	for (i = 0; i < n; i++) {
-		char desc[96], why[160];
-		int r = vt_capture(devs[i].path, 5, 10000 * vt_scale(), why,
-				   sizeof(why));
-
-		snprintf(desc, sizeof(desc),
-			 "%.31s (vivpoll-%d) captures 5 frames by mmap",
-			 devs[i].path, devs[i].inst);
-		vt_ok(!r, desc, "%s", why);
-	}
-	vt_ok(vt_wait_engines_stopped(5000 * vt_scale(), buf, sizeof(buf)),
-	      "the engine stops after the capture", "still running: %s", buf);
+	vt_check_captures(devs, n);
 	vt_restore_defaults();
 	return vt_end();
 }

@@ -699,21 +699,11 @@ void vt_check_counters(const struct vt_snap *before,
 	      "debugfs == controls)", "%s", why);
 }
 
-void vt_health(const struct vt_snap *before, const uint64_t *min_frames)
+void vt_check_captures(const struct vt_dev *devs, int n)
 {
-	struct vt_dev devs[VT_MAX_DEVS];
 	char buf[256];
-	int i, n;
+	int i;
 
-	vt_ok(vt_wait_engines_stopped(5000 * vt_scale(), buf, sizeof(buf)),
-	      "the engine is stopped on every device once all files are "
-	      "closed", "still running: %s", buf);
-	vt_check_counters(before, min_frames);
-	vt_klog_check();
-	vt_kmemleak_check();
-	n = vt_devices(devs, VT_MAX_DEVS);
-	if (!vt_ok(n > 0, "a vivpoll device exists", "none found"))
-		return;
 	for (i = 0; i < n; i++) {
 		char desc[96], why[160];
 		int r = vt_capture(devs[i].path, 5, 10000 * vt_scale(), why,
@@ -726,6 +716,24 @@ void vt_health(const struct vt_snap *before, const uint64_t *min_frames)
 	}
 	vt_ok(vt_wait_engines_stopped(5000 * vt_scale(), buf, sizeof(buf)),
 	      "the engine stops after the capture", "still running: %s", buf);
+}
+
+void vt_health(const struct vt_snap *before, const uint64_t *min_frames)
+{
+	struct vt_dev devs[VT_MAX_DEVS];
+	char buf[256];
+	int n;
+
+	vt_ok(vt_wait_engines_stopped(5000 * vt_scale(), buf, sizeof(buf)),
+	      "the engine is stopped on every device once all files are "
+	      "closed", "still running: %s", buf);
+	vt_check_counters(before, min_frames);
+	vt_klog_check();
+	vt_kmemleak_check();
+	n = vt_devices(devs, VT_MAX_DEVS);
+	if (!vt_ok(n > 0, "a vivpoll device exists", "none found"))
+		return;
+	vt_check_captures(devs, n);
 }
 
 void vt_restore_defaults(void)

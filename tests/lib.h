@@ -172,6 +172,11 @@ void vt_check_counters(const struct vt_snap *before,
  * engines stopped, counters consistent, kmemleak, a short capture on every
  * device.
  */
+/*
+ * Each of the n devices captures 5 frames by mmap, then every engine
+ * stops: one TAP line per device and one for the engines.
+ */
+void vt_check_captures(const struct vt_dev *devs, int n);
 void vt_health(const struct vt_snap *before, const uint64_t *min_frames);
 /* Put vivpoll back as the guest boots it: loaded with defaults, bound. */
 void vt_restore_defaults(void);
