@@ -27,8 +27,9 @@
  *                 [--probe-vb2]
  *
  * Defaults: 20000*scale calls in total by 4 processes, at most 20*scale
- * seconds. --probe-vb2 first demonstrates three known behaviours of the
- * vb2 core that the fuzzer runs into (a failed DQBUF ending the stream,
+ * seconds. --probe-vb2 first demonstrates four known behaviours of the
+ * vb2 core that the fuzzer runs into (USERPTR memory the caller cannot
+ * access taken on 6.1, a failed DQBUF ending the stream,
  * a failed read() taking the queue over, a 2 GiB CREATE_BUFS) and prints
  * what happens, as notes; they are not counted as failures.
  */
@@ -56,6 +57,7 @@
 #define ARENA		(64 * 1024)
 #define UPTR_LEN	(9 << 20)	/* > 1920x1080x4 */
 #define PAGE		4096
+#define STATS_MAGIC	0x76697670666f7a7aull	/* "vivpfozz" */
 
 /* ---- the ioctls ---------------------------------------------------------- */
 
@@ -70,12 +72,20 @@ struct fz {
 	unsigned int weight;
 };
 
+/*
+ * What a fuzzing process reports to the parent, in memory they share. It
+ * lies outside every range the fuzzer passes to the kernel, but a kernel
+ * that writes where it should not could still reach it: the magics around
+ * it tell the parent (see stats_intact()).
+ */
 struct stats {
+	uint64_t head;
 	uint64_t calls[64][NERR];	/* per fz entry, per errno */
 	uint64_t rnd_calls, rnd_ok, bad_ptr_calls, exported;
 	unsigned int unexpected, insane, nmsg;
 	char cur[200];
 	char msg[6][200];
+	uint64_t tail;
 };
 
 struct ctx {
@@ -84,7 +94,7 @@ struct ctx {
 	int cur_fd;
 	uint8_t *arena;		/* ARENA bytes, RW */
 	uint8_t *side;		/* ARENA bytes, RW: arrays the arg points to */
-	uint8_t *guard;		/* a RW page followed by a PROT_NONE page */
+	uint8_t *guard;		/* a RW page, then UPTR_LEN of PROT_NONE */
 	uint8_t *ro;		/* a page made read-only for the call */
 	uint8_t *uptr;		/* USERPTR memory */
 	int dmabufs[8];
@@ -306,7 +316,14 @@ static void f_buffer(struct ctx *c, void *a)
 			b->m.userptr = 0xffffffff81000000ul;
 			break;
 		case 2:
+			/*
+			 * 6.1's vb2 pins USERPTR memory with FOLL_FORCE
+			 * (6.12's does not), so PROT_NONE memory is taken
+			 * and frames are written into it: never past it.
+			 */
 			b->m.userptr = (unsigned long)c->guard + PAGE;
+			if (b->length > UPTR_LEN)
+				b->length = UPTR_LEN;
 			break;
 		case 3:
 			/* unaligned; within uptr, or the engine would write
@@ -595,6 +612,27 @@ static void note(struct stats *st, unsigned int *counter, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Is a process's report believable: magics in place, no more messages than
+ * fit, no more calls counted than it was given?
+ */
+static bool stats_intact(const struct stats *st, uint64_t ncalls)
+{
+	unsigned int k, e;
+	uint64_t n = 0;
+
+	if (st->head != STATS_MAGIC || st->tail != STATS_MAGIC ||
+	    st->nmsg > VT_ARRAY_SIZE(st->msg))
+		return false;
+	for (k = 0; k < VT_ARRAY_SIZE(st->calls); k++)
+		for (e = 0; e < NERR; e++) {
+			if (st->calls[k][e] > ncalls)
+				return false;
+			n += st->calls[k][e];
+		}
+	return n <= ncalls;
+}
+
 static bool err_in(int e, const int *set)
 {
 	for (; *set; set++)
@@ -807,7 +845,7 @@ static void child_main(struct stats *st, uint64_t seed, uint64_t ncalls,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	c.side = mmap(NULL, ARENA, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	c.guard = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+	c.guard = mmap(NULL, PAGE + UPTR_LEN, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	c.ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -815,7 +853,8 @@ static void child_main(struct stats *st, uint64_t seed, uint64_t ncalls,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (c.arena == MAP_FAILED || c.side == MAP_FAILED ||
 	    c.guard == MAP_FAILED || c.ro == MAP_FAILED ||
-	    c.uptr == MAP_FAILED || mprotect(c.guard + PAGE, PAGE, PROT_NONE))
+	    c.uptr == MAP_FAILED ||
+	    mprotect(c.guard + PAGE, UPTR_LEN, PROT_NONE))
 		_exit(3);
 	for (i = 0; i < FDS; i++) {
 		const char *path = devs[(id + i) % ndevs].path;
@@ -861,6 +900,62 @@ static int probe_stream(int fd, unsigned int nqueue)
 			return -errno;
 	}
 	return ioctl(fd, VIDIOC_STREAMON, &type) ? -errno : 0;
+}
+
+/*
+ * 6.1's get_vaddr_frames() pins USERPTR memory with FOLL_FORCE | FOLL_WRITE,
+ * which GUP grants on a private mapping whatever its protection: a buffer
+ * in PROT_NONE memory is queued and filled. 6.12's no longer forces, and
+ * QBUF fails with EFAULT.
+ */
+static void probe_prot_none(const char *path)
+{
+	struct v4l2_requestbuffers rb = {
+		.count = 1, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_USERPTR,
+	};
+	struct v4l2_buffer b = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_USERPTR,
+	};
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE, fd, r, dq = -1;
+	struct v4l2_format fmt = { .type = type };
+	struct pollfd p = { .events = POLLIN };
+	uint8_t *mem = MAP_FAILED;
+	size_t len, i, nonzero = 0;
+
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, VIDIOC_G_FMT, &fmt) ||
+	    ioctl(fd, VIDIOC_REQBUFS, &rb)) {
+		vt_diag("probe: cannot set up USERPTR streaming");
+		goto out;
+	}
+	len = (fmt.fmt.pix.sizeimage + PAGE - 1) & ~(size_t)(PAGE - 1);
+	mem = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		goto out;
+	b.m.userptr = (unsigned long)mem;
+	b.length = len;
+	r = ioctl(fd, VIDIOC_QBUF, &b) ? errno : 0;
+	if (!r && !ioctl(fd, VIDIOC_STREAMON, &type)) {
+		p.fd = fd;
+		poll(&p, 1, 2000);
+		dq = ioctl(fd, VIDIOC_DQBUF, &b) ? errno : 0;
+		ioctl(fd, VIDIOC_STREAMOFF, &type);
+	}
+	/* what the engine wrote, read after lifting the protection */
+	mprotect(mem, len, PROT_READ);
+	for (i = 0; i < len; i++)
+		nonzero += mem[i] != 0;
+	vt_diag("probe: QBUF of a USERPTR buffer in PROT_NONE memory: %s%s%s; "
+		"%zu of its %zu bytes written", r ? vt_errname(r) : "queued",
+		dq < 0 ? "" : ", DQBUF ", dq < 0 ? "" :
+		dq ? vt_errname(dq) : "ok", nonzero, len);
+out:
+	if (mem != MAP_FAILED)
+		munmap(mem, len);
+	if (fd >= 0)
+		close(fd);
 }
 
 /*
@@ -1039,6 +1134,7 @@ int main(int argc, char **argv)
 	bool probe = false;
 	struct stats *st;
 	char why[1200], st_s[64];
+	bool intact[NPROC_MAX];
 	size_t used = 0;
 	struct vt_snap snap;
 
@@ -1074,6 +1170,7 @@ int main(int argc, char **argv)
 		probe_last_flag(devs[0].path);
 		probe_read_owner(devs[0].path);
 		probe_huge_alloc(devs[0].path);
+		probe_prot_none(devs[0].path);
 	}
 	vt_diag("seed %" PRIu64 " (--seed to repeat a process's calls), scale "
 		"%u: %lu calls by %lu processes with %d fds each, at most %lu s",
@@ -1083,6 +1180,8 @@ int main(int argc, char **argv)
 	vt_snapshot(&snap);
 
 	st = vt_shared(nprocs * sizeof(*st));
+	for (i = 0; i < nprocs; i++)
+		st[i].head = st[i].tail = STATS_MAGIC;
 	t0 = vp_now_ns();
 	deadline = t0 + secs * 1000000000ull;
 	fflush(stdout);
@@ -1095,6 +1194,23 @@ int main(int argc, char **argv)
 	}
 	vt_reap(pids, status, nprocs, deadline + 30000000000ull * scale);
 
+	/* a report the kernel scribbled on is not used, and fails the run */
+	why[0] = 0;
+	for (i = 0; i < nprocs; i++) {
+		intact[i] = stats_intact(&st[i], ncalls / nprocs + 1);
+		if (!intact[i])
+			used += snprintf(why + used, used < sizeof(why) ?
+					 sizeof(why) - used : 0,
+					 "process %u (seed %" PRIu64 "): head "
+					 "0x%016" PRIx64 ", %u messages; ", i,
+					 (uint64_t)(seed + i * 0x9e3779b9ull),
+					 st[i].head, st[i].nmsg);
+	}
+	vt_ok(!*why, "every fuzzing process's report is intact (nothing "
+	      "wrote into memory the fuzzer did not pass to the kernel)",
+	      "%s", why);
+
+	used = 0;
 	why[0] = 0;
 	for (i = 0; i < nprocs; i++) {
 		if (status[i] >= 0 && WIFEXITED(status[i]) &&
@@ -1102,9 +1218,10 @@ int main(int argc, char **argv)
 			continue;
 		used += snprintf(why + used, used < sizeof(why) ?
 				 sizeof(why) - used : 0,
-				 "process %u (seed %" PRIu64 "): %s in %s; ", i,
-				 (uint64_t)(seed + i * 0x9e3779b9ull),
+				 "process %u (seed %" PRIu64 "): %s in %.*s; ",
+				 i, (uint64_t)(seed + i * 0x9e3779b9ull),
 				 vt_status_str(status[i], st_s, sizeof(st_s)),
+				 intact[i] ? (int)sizeof(st[i].cur) : 0,
 				 st[i].cur);
 	}
 	/* the histogram, one line per ioctl */
@@ -1114,7 +1231,7 @@ int main(int argc, char **argv)
 		uint64_t calls = 0, cnt[NERR] = { 0 };
 
 		for (i = 0; i < nprocs; i++)
-			for (e = 0; e < NERR; e++)
+			for (e = 0; e < NERR && intact[i]; e++)
 				cnt[e] += st[i].calls[k][e];
 		for (e = 0; e < NERR; e++)
 			calls += cnt[e];
@@ -1133,6 +1250,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nprocs; i++) {
 		unsigned int m;
 
+		if (!intact[i])
+			continue;
 		unexpected += st[i].unexpected;
 		insane += st[i].insane;
 		rnd += st[i].rnd_calls;
@@ -1140,7 +1259,8 @@ int main(int argc, char **argv)
 		badp += st[i].bad_ptr_calls;
 		exported += st[i].exported;
 		for (m = 0; m < st[i].nmsg; m++)
-			vt_diag("process %u: %s", i, st[i].msg[m]);
+			vt_diag("process %u: %.*s", i,
+				(int)sizeof(st[i].msg[m]), st[i].msg[m]);
 	}
 	vt_diag("%" PRIu64 " fuzzed calls done (%" PRIu64 " succeeded) in %.1f "
 		"s by %lu processes: %" PRIu64 " with a bad argument pointer, %"
@@ -1157,9 +1277,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < nprocs; i++) {
 		unsigned int m;
 
-		for (m = 0; m < st[i].nmsg && used < 800; m++)
+		for (m = 0; intact[i] && m < st[i].nmsg && used < 800; m++)
 			used += snprintf(why + used, sizeof(why) - used,
-					 "[%u] %s; ", i, st[i].msg[m]);
+					 "[%u] %.*s; ", i,
+					 (int)sizeof(st[i].msg[m]), st[i].msg[m]);
 	}
 	vt_ok(!unexpected, "every call failed with an errno that ioctl may "
 	      "return, and no bad pointer was accepted", "%u unexpected; %s",
