@@ -29,25 +29,19 @@
 #include "common.h"
 #include "lib.h"
 
-#define PDEV		"vivpoll.0"
 #define NBUF		3
 #define WAKE_MS		(3000 * vt_scale())	/* a waiter returns this soon */
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static bool is_bound(void)
-{
-	return access(VT_DRV_DIR "/" PDEV, F_OK) == 0;
-}
-
 static int do_unbind(void)
 {
-	return vt_write_file(VT_DRV_DIR "/unbind", PDEV);
+	return vt_write_file(VT_DRV_DIR "/unbind", VT_PDEV);
 }
 
 static int do_bind(void)
 {
-	return vt_write_file(VT_DRV_DIR "/bind", PDEV);
+	return vt_write_file(VT_DRV_DIR "/bind", VT_PDEV);
 }
 
 /* /dev/videoN of vivpoll.0, waiting up to 3 s for it to appear. */
@@ -279,7 +273,7 @@ FIXTURE_SETUP(vivpoll)
 	if (vt_module_loaded() && vt_rmmod())
 		TH_LOG("rmmod vivpoll: %s", strerror(errno));
 	ASSERT_EQ(0, vt_modprobe(NULL));
-	ASSERT_TRUE(is_bound());
+	ASSERT_TRUE(vt_pdev_bound());
 	ASSERT_EQ(0, find_dev(self->dev, sizeof(self->dev)));
 	snprintf(name, sizeof(name), "60-unbind %s", _metadata->name);
 	vt_klog_mark(name);
@@ -297,7 +291,7 @@ FIXTURE_TEARDOWN(vivpoll)
 	/* leave vivpoll loaded, bound, with default parameters */
 	if (!vt_module_loaded())
 		vt_modprobe(NULL);
-	else if (!is_bound())
+	else if (!vt_pdev_bound())
 		do_bind();
 	EXPECT_FALSE(splat_since_mark(splat, sizeof(splat)))
 		TH_LOG("kernel log: %s", splat);
@@ -356,7 +350,7 @@ TEST_F_TIMEOUT(vivpoll, unbind_while_open, 120)
 	self->fd = open(self->dev, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, do_unbind());
-	ASSERT_FALSE(is_bound());
+	ASSERT_FALSE(vt_pdev_bound());
 	check_dead_fd(_metadata, self->fd);
 	rebind_and_capture(_metadata, self);
 }

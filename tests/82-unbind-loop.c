@@ -46,7 +46,6 @@
 #include "common.h"
 #include "lib.h"
 
-#define PDEV		"vivpoll.0"
 #define MAX_ROLES	16
 #define NBUF		4
 
@@ -501,7 +500,7 @@ static void finish(char *why, size_t len, size_t *used)
 	}
 }
 
-/* Run "echo PDEV > DRV_DIR/<what>" in a child, bounded in time. */
+/* Run "echo VT_PDEV > VT_DRV_DIR/<what>" in a child, bounded in time. */
 static int sysfs_write_bounded(const char *what, unsigned int ms)
 {
 	char path[96];
@@ -512,18 +511,13 @@ static int sysfs_write_bounded(const char *what, unsigned int ms)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0)
-		_exit(-vt_write_file(path, PDEV) & 0xff);
+		_exit(-vt_write_file(path, VT_PDEV) & 0xff);
 	for (i = 0; i < (int)ms / 10; i++) {
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			return WIFEXITED(st) ? -WEXITSTATUS(st) : -EIO;
 		vp_sleep_ms(10);
 	}
 	return -ETIMEDOUT;	/* stuck in the kernel */
-}
-
-static bool is_bound(void)
-{
-	return access(VT_DRV_DIR "/" PDEV, F_OK) == 0;
 }
 
 static bool revents_ok(const struct role *r)
@@ -609,7 +603,7 @@ static void unbind_cycle(unsigned int cycle, uint64_t seed)
 	t_unbound = vp_now_ns();
 	if (r)
 		WHY("unbind: %s; ", r == -ETIMEDOUT ? "hangs" : vt_errname(-r));
-	else if (is_bound())
+	else if (vt_pdev_bound())
 		WHY("still bound after unbind; ");
 	vt_diag("cycle %u: unbind took %.1f ms", cycle + 1,
 		(t_unbound - t_unbind) / 1e6);
@@ -845,7 +839,7 @@ int main(int argc, char **argv)
 
 	/* start from a freshly loaded module with default parameters */
 	r = vt_reload(NULL, 5000 * scale, &why);
-	if (!vt_ok(!r && is_bound() &&
+	if (!vt_ok(!r && vt_pdev_bound() &&
 		   !vt_find_pdev_node(0, devpath, sizeof(devpath), 3000 * scale),
 		   "vivpoll is loaded and vivpoll.0 is bound", "%s",
 		   r ? why : "no vivpoll.0 video node"))
@@ -872,7 +866,7 @@ int main(int argc, char **argv)
 			rdone++;
 		}
 		/* whatever happened, go on with a bound device */
-		if (!is_bound())
+		if (!vt_pdev_bound())
 			sysfs_write_bounded("bind", 10000 * scale);
 		if (!vt_module_loaded())
 			vt_reload(NULL, 1000, &why);

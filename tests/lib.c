@@ -156,6 +156,11 @@ ssize_t vt_read_file(const char *path, char *buf, size_t len)
 	return (ssize_t)used;
 }
 
+bool vt_pdev_bound(void)
+{
+	return access(VT_DRV_DIR "/" VT_PDEV, F_OK) == 0;
+}
+
 bool vt_module_loaded(void)
 {
 	char line[256];

@@ -23,6 +23,7 @@
 #define VT_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define VT_MAX_DEVS		8
 #define VT_DRV_DIR		"/sys/bus/platform/drivers/vivpoll"
+#define VT_PDEV			"vivpoll.0"	/* the platform device */
 #define VT_KMEMLEAK		"/sys/kernel/debug/kmemleak"
 /* The fastest frame interval of the driver is 1/60 s. */
 #define VT_MAX_FPS		60
@@ -70,6 +71,8 @@ int vt_write_file(const char *path, const char *s);
 /* Read a whole (small) file into buf, NUL terminated; length or -errno. */
 ssize_t vt_read_file(const char *path, char *buf, size_t len);
 bool vt_module_loaded(void);
+/* Is VT_PDEV bound to the vivpoll driver? */
+bool vt_pdev_bound(void);
 /* delete_module("vivpoll", O_NONBLOCK): 0 or -errno (EWOULDBLOCK: in use) */
 int vt_rmmod(void);
 /* modprobe vivpoll with the given parameters ("" or NULL for the defaults) */

@@ -157,7 +157,7 @@ struct vivpoll_dev {
 	bool in_qbuf;
 	struct list_head qbuf_list;
 
-	/* protects buf_list, the two flags and stats, taken from any context */
+	/* protects buf_list, the two flags and stats; process context only */
 	spinlock_t lock;
 	struct list_head buf_list;
 	bool engine_wants_buffer;

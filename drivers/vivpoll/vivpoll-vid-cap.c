@@ -324,11 +324,14 @@ static int vid_cap_qbuf(struct file *file, void *priv, struct v4l2_buffer *p)
  */
 static void vivpoll_set_bufs_shared(struct vivpoll_dev *dev)
 {
+	bool was_shared;
+
 	spin_lock(&dev->lock);
-	if (!dev->bufs_shared)
-		vivpoll_dbg(1, dev, "buffers shared, full copies from now on\n");
+	was_shared = dev->bufs_shared;
 	dev->bufs_shared = true;
 	spin_unlock(&dev->lock);
+	if (!was_shared)
+		vivpoll_dbg(1, dev, "buffers shared, full copies from now on\n");
 }
 
 static int vid_cap_expbuf(struct file *file, void *priv,
