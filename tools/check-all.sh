@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# make check-all: every kernel (KVERS, default "6.1 6.12") with the default
-# config (full tier) and the debug config, then check-series; one summary
-# line per run and "N passed, N failed" over all of them.
+# make check-all: for every kernel (KVERS, default "6.1 6.12"): check-full on
+# the default config, check on the debug config (full tier), check-series;
+# one summary line per run and "N passed, N failed" over all of them.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -28,8 +28,8 @@ run() { # run NAME COMMAND...: one step, its output in $log/NAME.log
 for v in $kvers; do
 	run "check-full-$v" make -C "$TOP" check-full KVER="$v" KCONFIG=default
 	run "check-debug-$v" make -C "$TOP" check KVER="$v" KCONFIG=debug
+	run "check-series-$v" make -C "$TOP" check-series KVER="$v"
 done
-run check-series make -C "$TOP" check-series
 printf '%s\n' "${summary[@]}"
 say "check-all: done in $(($(date +%s) - start))s; logs in $log"
 echo "$pass passed, $fail failed"
