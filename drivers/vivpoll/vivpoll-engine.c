@@ -164,6 +164,10 @@ static void vivpoll_engine_text(struct vivpoll_dev *dev,
  * MMAP memory of a queue none of whose buffers was mapped writable or
  * exported as a DMABUF (see vivpoll_mmap() and vid_cap_expbuf()). Only
  * then may the engine trust what it recorded in @buf the last time.
+ *
+ * run->pattern is only written by this thread (and allocated and freed
+ * while it does not run), so the copy of a whole frame from it is made
+ * without gen_lock: a control set meanwhile does not wait for it.
  */
 static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 				struct vivpoll_buffer *buf, u8 *vbuf,
@@ -175,8 +179,9 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 	struct tpg_data *tpg = &dev->tpg;
 	u8 *basep[TPG_MAX_PLANES][2];
 	char part[VIVPOLL_TEXT_LEN];
-	bool no_signal, redraw = true;
+	bool no_signal, copy = false, redraw = true;
 	unsigned int i;
+	u32 size;
 
 	mutex_lock(&dev->gen_lock);
 	no_signal = dev->input == VIVPOLL_INPUT_HDMI && !dev->hdmi_signal;
@@ -201,11 +206,17 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 							    &first[i], &len[i]);
 		}
 		if (redraw) {
-			vivpoll_engine_copy(vbuf, run->pattern, dev->sizeimage);
+			copy = true;
+			size = dev->sizeimage;
 			buf->pattern_gen = private ? run->pattern_gen : 0;
 		}
 	}
 
+	if (copy) {
+		mutex_unlock(&dev->gen_lock);
+		vivpoll_engine_copy(vbuf, run->pattern, size);
+		mutex_lock(&dev->gen_lock);
+	}
 	if (redraw) {
 		for (i = 0; i < VIVPOLL_TEXT_LINES; i++) {
 			first[i] = 0;
