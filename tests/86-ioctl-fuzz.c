@@ -229,8 +229,10 @@ static void *inner_ptr(struct ctx *c, size_t need)
 		c->inner_bad = true;
 		return c->guard + PAGE;			/* PROT_NONE */
 	case 3:
+		/* the last bytes of the RW page, then PROT_NONE */
 		c->inner_bad = true;
-		return c->guard + PAGE - (need > 1 ? need / 2 : 1);
+		return c->guard + PAGE - (need < 2 ? 1 : need / 2 < PAGE ?
+					  need / 2 : PAGE);
 	default:
 		memset(c->side, 0, need < ARENA ? need : ARENA);
 		return c->side;
@@ -633,6 +635,21 @@ static bool stats_intact(const struct stats *st, uint64_t ncalls)
 	return n <= ncalls;
 }
 
+/* Append to @buf (@size bytes, @used of them taken), never past its end. */
+static void appendf(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *used, size - *used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*used = *used + n < size - 1 ? *used + n : size - 1;
+}
+
 static bool err_in(int e, const int *set)
 {
 	for (; *set; set++)
@@ -676,7 +693,7 @@ static void one_call(struct ctx *c, uint64_t n)
 	enum ptr_mode pm = P_VALID;
 	const struct fz *z = NULL;
 	unsigned long req;
-	size_t size;
+	size_t size, half;
 	void *arg;
 	int fd = c->fd[vt_below(&c->rng, FDS)], r, e;
 
@@ -727,8 +744,10 @@ static void one_call(struct ctx *c, uint64_t n)
 		arg = c->guard + PAGE;
 		break;
 	case P_STRADDLE:
-		arg = c->guard + PAGE - (size > 1 ? size / 2 : 1);
-		memcpy(arg, c->arena, size > 1 ? size / 2 : 1);
+		/* at most the guard's RW page before the PROT_NONE area */
+		half = size < 2 ? 1 : size / 2 < PAGE ? size / 2 : PAGE;
+		arg = c->guard + PAGE - half;
+		memcpy(arg, c->arena, half);
 		break;
 	case P_RO:
 	default:
@@ -1199,12 +1218,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < nprocs; i++) {
 		intact[i] = stats_intact(&st[i], ncalls / nprocs + 1);
 		if (!intact[i])
-			used += snprintf(why + used, used < sizeof(why) ?
-					 sizeof(why) - used : 0,
-					 "process %u (seed %" PRIu64 "): head "
-					 "0x%016" PRIx64 ", %u messages; ", i,
-					 (uint64_t)(seed + i * 0x9e3779b9ull),
-					 st[i].head, st[i].nmsg);
+			appendf(why, sizeof(why), &used, "process %u (seed %"
+				PRIu64 "): head 0x%016" PRIx64 ", %u messages; ",
+				i, (uint64_t)(seed + i * 0x9e3779b9ull),
+				st[i].head, st[i].nmsg);
 	}
 	vt_ok(!*why, "every fuzzing process's report is intact (nothing "
 	      "wrote into memory the fuzzer did not pass to the kernel)",
@@ -1216,13 +1233,11 @@ int main(int argc, char **argv)
 		if (status[i] >= 0 && WIFEXITED(status[i]) &&
 		    !WEXITSTATUS(status[i]))
 			continue;
-		used += snprintf(why + used, used < sizeof(why) ?
-				 sizeof(why) - used : 0,
-				 "process %u (seed %" PRIu64 "): %s in %.*s; ",
-				 i, (uint64_t)(seed + i * 0x9e3779b9ull),
-				 vt_status_str(status[i], st_s, sizeof(st_s)),
-				 intact[i] ? (int)sizeof(st[i].cur) : 0,
-				 st[i].cur);
+		appendf(why, sizeof(why), &used, "process %u (seed %" PRIu64
+			"): %s in %.*s; ", i,
+			(uint64_t)(seed + i * 0x9e3779b9ull),
+			vt_status_str(status[i], st_s, sizeof(st_s)),
+			intact[i] ? (int)sizeof(st[i].cur) : 0, st[i].cur);
 	}
 	/* the histogram, one line per ioctl */
 	for (k = 0; k <= NFZ; k++) {
@@ -1277,10 +1292,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < nprocs; i++) {
 		unsigned int m;
 
-		for (m = 0; intact[i] && m < st[i].nmsg && used < 800; m++)
-			used += snprintf(why + used, sizeof(why) - used,
-					 "[%u] %.*s; ", i,
-					 (int)sizeof(st[i].msg[m]), st[i].msg[m]);
+		for (m = 0; intact[i] && m < st[i].nmsg; m++)
+			appendf(why, sizeof(why), &used, "[%u] %.*s; ", i,
+				(int)sizeof(st[i].msg[m]), st[i].msg[m]);
 	}
 	vt_ok(!unexpected, "every call failed with an errno that ioctl may "
 	      "return, and no bad pointer was accepted", "%u unexpected; %s",

@@ -38,8 +38,7 @@ int main(void)
 				c.frames, c.drops);
 	}
 	vt_ok(vt_module_loaded(), "vivpoll is loaded", NULL);
-	vt_ok(access(VT_DRV_DIR "/vivpoll.0", F_OK) == 0,
-	      "vivpoll.0 is bound to the driver", NULL);
+	vt_ok(vt_pdev_bound(), VT_PDEV " is bound to the driver", NULL);
 	if (vp_sysctl_present())
 		vt_ok(!vp_sysctl_read(&v) && v == 0,
 		      "fs.poll_legacy_null_table is 0", "it is %d", v);

@@ -179,9 +179,9 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 	struct tpg_data *tpg = &dev->tpg;
 	u8 *basep[TPG_MAX_PLANES][2];
 	char part[VIVPOLL_TEXT_LEN];
-	bool no_signal, copy = false, redraw = true;
+	bool no_signal, redraw = true;
 	unsigned int i;
-	u32 size;
+	u32 copy = 0;	/* bytes to copy from the cached pattern */
 
 	mutex_lock(&dev->gen_lock);
 	no_signal = dev->input == VIVPOLL_INPUT_HDMI && !dev->hdmi_signal;
@@ -206,15 +206,14 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 							    &first[i], &len[i]);
 		}
 		if (redraw) {
-			copy = true;
-			size = dev->sizeimage;
+			copy = dev->sizeimage;
 			buf->pattern_gen = private ? run->pattern_gen : 0;
 		}
 	}
 
 	if (copy) {
 		mutex_unlock(&dev->gen_lock);
-		vivpoll_engine_copy(vbuf, run->pattern, size);
+		vivpoll_engine_copy(vbuf, run->pattern, copy);
 		mutex_lock(&dev->gen_lock);
 	}
 	if (redraw) {
