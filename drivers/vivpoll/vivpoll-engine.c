@@ -105,7 +105,9 @@ static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 			break;
 		if (want_buffer && vivpoll_engine_have_buffer(dev))
 			break;
-		schedule_hrtimeout_range(&expires, 0, HRTIMER_MODE_ABS);
+		/* NULL: no timer at all rather than one that never fires */
+		schedule_hrtimeout_range(until_ns == KTIME_MAX ? NULL : &expires,
+					 0, HRTIMER_MODE_ABS);
 	}
 	finish_wait(&dev->engine_wq, &wait);
 	if (want_buffer) {
