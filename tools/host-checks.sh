@@ -42,12 +42,9 @@ if [ -n "$srcs" ]; then
 	# shellcheck disable=SC2086
 	: > "$tmp/cp"
 	# shellcheck disable=SC2086
-	# Out of tree the driver serves several kernels, so LINUX_VERSION_CODE
-	# checks are allowed here; make series resolves them for its tree, and
-	# the series below is checked without this exception.
 	if ! clean checkpatch-f-oot $srcs; then
 		# shellcheck disable=SC2086
-		checkpatch -f --ignore LINUX_VERSION_CODE $srcs | grep -E 'ERROR|WARNING|CHECK' > "$tmp/cp" || true
+		checkpatch -f $srcs | grep -E 'ERROR|WARNING|CHECK' > "$tmp/cp" || true
 		[ -s "$tmp/cp" ] || remember
 	fi
 	result "checkpatch --strict drivers/vivpoll" "$tmp/cp"

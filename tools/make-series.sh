@@ -39,21 +39,24 @@ d=$work/drivers/media/test-drivers/vivpoll
 mkdir -p "$d"
 find "$src" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' -exec cp {} "$d/" \;
 # Out of tree the driver builds for several kernels; in-tree, code is for the
-# tree it is merged into: resolve each "#if KERNEL_VERSION(a, b, c) <= (or >)
-# LINUX_VERSION_CODE" block for this tree and drop <linux/version.h>.
-python3 - "$pristine/Makefile" "$d"/*.[ch] <<'PY'
+# tree it is merged into: resolve each "#ifdef VIVPOLL_HAVE_<X>" block with
+# the header test Kbuild makes for it (grep -s <word> $(srctree)/<header>).
+python3 - "$pristine" "$src/Kbuild" "$d"/*.[ch] <<'PY'
 import re, sys
-mk = open(sys.argv[1]).read()
-kv = tuple(int(re.search(r"^%s = (\d+)" % k, mk, re.M).group(1))
-           for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL"))
-cond = re.compile(r"#if KERNEL_VERSION\((\d+), (\d+), (\d+)\) (<=|>) LINUX_VERSION_CODE$")
-for path in sys.argv[2:]:
-    out, stack = [], []  # stack: [keep this branch?, is a version block] per #if
+tree, kbuild = sys.argv[1], open(sys.argv[2]).read()
+have = {}
+for word, hdr, name in re.findall(
+        r"grep -s (\S+) \$\(srctree\)/(\S+)\),\)\nccflags-y \+= -D(VIVPOLL_HAVE_\w+)", kbuild):
+    have[name] = word in open(tree + "/" + hdr).read()
+cond = re.compile(r"#if(n?)def (VIVPOLL_HAVE_\w+)$")
+for path in sys.argv[3:]:
+    out, stack = [], []  # stack: [keep this branch?, is a feature block] per #if
     for line in open(path).read().split("\n"):
         m = cond.match(line)
         if m:
-            since = tuple(int(x) for x in m.group(1, 2, 3)) <= kv
-            stack.append([since if m.group(4) == "<=" else not since, True])
+            if m.group(2) not in have:
+                sys.exit("make-series: no Kbuild test for %s in %s" % (m.group(2), path))
+            stack.append([have[m.group(2)] != bool(m.group(1)), True])
             continue
         if re.match(r"#\s*if", line):
             stack.append([True, False])
@@ -63,11 +66,11 @@ for path in sys.argv[2:]:
         elif re.match(r"#\s*endif", line):
             if stack.pop()[1]:
                 continue
-        if all(k for k, _ in stack) and line != "#include <linux/version.h>":
+        if all(k for k, _ in stack):
             out.append(line)
     text = re.sub(r"\n\n\n+", "\n\n", "\n".join(out))  # a dropped block's blank lines
-    if "LINUX_VERSION_CODE" in text or stack:
-        sys.exit("make-series: unresolved version check in " + path)
+    if "VIVPOLL_HAVE_" in text or stack:
+        sys.exit("make-series: unresolved feature check in " + path)
     open(path, "w").write(text)
 PY
 cp "$src/Kconfig" "$d/Kconfig"

@@ -20,7 +20,6 @@
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <media/v4l2-event.h>
 
 #include "vivpoll-core.h"
@@ -242,22 +241,9 @@ static void vivpoll_remove(struct platform_device *pdev)
 	v4l2_device_put(&dev->v4l2_dev);
 }
 
-#if KERNEL_VERSION(6, 11, 0) > LINUX_VERSION_CODE
-/* platform_driver.remove returns an int here (void since Linux 6.11) */
-static int vivpoll_remove_int(struct platform_device *pdev)
-{
-	vivpoll_remove(pdev);
-	return 0;
-}
-#endif
-
 static struct platform_driver vivpoll_pdrv = {
 	.probe = vivpoll_probe,
-#if KERNEL_VERSION(6, 11, 0) <= LINUX_VERSION_CODE
-	.remove = vivpoll_remove,
-#else
-	.remove = vivpoll_remove_int,
-#endif
+	.remove_new = vivpoll_remove,
 	.driver = {
 		.name = VIVPOLL_NAME,
 	},

@@ -11,7 +11,6 @@
 
 #include <linux/kernel.h>
 #include <linux/mm.h>
-#include <linux/version.h>
 #include <linux/videodev2.h>
 #include <media/v4l2-common.h>
 #include <media/v4l2-event.h>
@@ -35,7 +34,7 @@ static const char * const vivpoll_input_names[VIVPOLL_NUM_INPUTS] = {
 /* Buffers allocated on the queue (a bitmap since Linux 6.8, a count before) */
 static unsigned int vid_cap_num_buffers(struct vb2_queue *vq)
 {
-#if KERNEL_VERSION(6, 8, 0) <= LINUX_VERSION_CODE
+#ifdef VIVPOLL_HAVE_VB2_GET_NUM_BUFFERS
 	return vb2_get_num_buffers(vq);
 #else
 	return vq->num_buffers;
