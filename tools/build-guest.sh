@@ -25,3 +25,5 @@ for d in apps tests; do
 	fi
 done
 tools/build-initramfs.sh "$KDIR"
+# GStreamer and ffmpeg: a bundle shared read-only into the guest, not packed.
+ln -sfn "$(tools/build-clients.sh)" "$BUILD/clients"

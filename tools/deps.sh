@@ -7,6 +7,8 @@ pkgs=(
 	ccache sparse patch xz-utils file perl python3 git
 	liburing-dev libpng-dev libaio-dev
 	dkms linux-headers-amd64 gnuplot-nox
+	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+	gstreamer1.0-plugins-base-apps ffmpeg udev
 )
 [ "${KVER:-6.1}" = 6.1 ] || pkgs+=("linux-source-$KVER")
 missing=()
