@@ -2,7 +2,8 @@
 # Boot the guest in QEMU, run one command in it and exit with its status.
 #   qemu-run.sh [--timeout SECONDS] [--noload] [--log FILE] [--] 'COMMAND'
 #   qemu-run.sh --interactive
-# The host folder $HOSTDIR (default out/) is /host in the guest. A guest that
+# The host folder $HOSTDIR (default out/) is /host in the guest, the client
+# bundle $BUILD/clients is /opt/clients (read-only). A guest that
 # panics, oopses or outlives the timeout is reported as a failure.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -67,6 +68,10 @@ tcg) qemu+=(-accel tcg) ;;
 esac
 
 qemu+=(-virtfs "local,path=$ctl,mount_tag=ctl,security_model=none,id=ctl")
+# The client bundle (tools/build-clients.sh), read-only at /opt/clients.
+if [ -d "$BUILD/clients" ]; then
+	qemu+=(-virtfs "local,path=$(readlink -f "$BUILD/clients"),mount_tag=clients,security_model=none,readonly=on,id=clients")
+fi
 if [ "$interactive" = 1 ]; then
 	exec "${qemu[@]}" -serial mon:stdio
 fi
