@@ -8,16 +8,22 @@ KDIR=$1
 root=$BUILD/initramfs
 krel=$(cat "$KDIR/include/config/kernel.release")
 rm -rf "$root"
-mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,host,ctl,root,etc,vivpoll/tests}
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib/udev,proc,sys,dev,tmp,run,host,ctl,root,etc,opt/clients,vivpoll/tests}
 
 cp /bin/busybox "$root/bin/busybox"
 for a in $(/bin/busybox --list-full); do
 	[ -e "$root/$a" ] || ln -s /bin/busybox "$root/$a"
 done
 install -m 755 "$TOP/guest/init" "$root/init"
-install -m 755 "$TOP/guest/check.sh" "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" "$root/vivpoll/"
+install -m 755 "$TOP/guest/check.sh" "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" \
+	"$TOP/guest/udev-v4l.sh" "$root/vivpoll/"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"
+printf 'passwd: files\ngroup: files\nhosts: files\n' > "$root/etc/nsswitch.conf"
+printf '127.0.0.1 localhost\n::1 localhost\n127.0.1.1 vivpoll\n' > "$root/etc/hosts"
+echo vivpoll > "$root/etc/hostname"
+# udev's v4l_id (guest/udev-v4l.sh writes the udev data of the video nodes)
+install -m 755 /usr/lib/udev/v4l_id "$root/usr/lib/udev/"
 
 make -s -C "$KDIR" INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
 	DEPMOD=/bin/true modules_install
@@ -43,7 +49,7 @@ for f in "$TOP"/tests/compliance-drift-*.txt; do
 done
 
 # Shared libraries of every ELF program we ship, with the loader.
-find "$root/usr/bin" "$root/vivpoll/tests" -type f -print0 |
+find "$root/usr/bin" "$root/usr/lib/udev" "$root/vivpoll/tests" -type f -print0 |
 	xargs -0 file -N -F '|' | awk -F'|' '/ELF/ && /dynamically/ {print $1}' |
 	xargs -r ldd 2>/dev/null | awk '/=> \// {print $3} /^\t\/lib/ {print $1}' |
 	sort -u | while read -r lib; do
