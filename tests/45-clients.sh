@@ -251,7 +251,7 @@ verdict() {
 		if [ "$good" = 1 ] && [ "$only" = 0 ]; then
 			ok "$1 on vivpoll $d: $res, no warning that vivid does not give"
 		elif [ "$good" = 1 ]; then
-			not_ok "$1 on vivpoll $d: $res; $only warning(s) that vivid does not give: $(head -1 "$o/only")"
+			not_ok "$1 on vivpoll $d: $res; $only warning(s) that vivid does not give: $(sed '$!s/$/;/' "$o/only" | tr '\n' ' ')"
 		else
 			not_ok "$1 on vivpoll $d: $res (status $rc)"
 		fi

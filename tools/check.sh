@@ -32,7 +32,7 @@ HOSTDIR=${HOSTDIR:-$TOP/out}
 mkdir -p "$HOSTDIR/check"
 # The second guest's suites: about half of the quick tier's time, none of
 # them sharing state with the first guest's (each guest has its own module).
-lane2="30 50 80 82 84"
+lane2="20 30 50 80 82 84"
 
 # guest NAME SUITES EXCLUDE: one guest running /vivpoll/check.sh
 guest() {
@@ -61,5 +61,7 @@ else
 fi
 # One line per test with its time, from the guests' own timing lines.
 grep -h '^# ----- ' "${logs[@]}" | sed 's/^# ----- /check:   /' >&2 || true
+# Per real client (tests/45-clients): frames, valid, distinct, warnings, vivpoll vs vivid.
+grep -h '^# clients: ' "${logs[@]}" | sed 's/^# clients: /check: client /' >&2 || true
 say "check: done in $(($(date +%s) - start))s; logs in $out"
 tools/tap-summary.sh "$out/host.tap" "${logs[@]}"
