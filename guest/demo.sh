@@ -29,5 +29,9 @@ mkdir -p /host/frames
 vivpoll-capture --io mmap --count 30 --png 5 --out /host/frames
 crc=$?
 echo
+echo "== 4. real clients: GStreamer and ffmpeg to PNG; the event watcher beside GStreamer =="
+/vivpoll/demo-clients.sh
+rrc=$?
+echo
 echo "PNG frames are in out/frames/ on the host."
-[ "$prc" = 0 ] && [ "$erc" = 0 ] && [ "$crc" = 0 ]
+[ "$prc" = 0 ] && [ "$erc" = 0 ] && [ "$crc" = 0 ] && [ "$rrc" = 0 ]
