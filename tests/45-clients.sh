@@ -69,12 +69,13 @@ smallest() { v4l2-ctl -d "$1" --list-framesizes="$2" | awk '/Discrete/ { print $
 
 # warnings KIND LOG: the client's warnings, one a line, with what differs
 # from run to run (times, pids, addresses, numbers, the node) taken out.
-# gst: its debug log's WARN and ERROR lines and gst-launch's WARNING/ERROR;
+# gst: its debug log's WARN and ERROR lines, gst-launch's WARNING/ERROR and
+# GLib's g_warning/g_critical lines;
 # ff: every line (-loglevel warning); ctl: every line but the progress.
 warnings() {
 	case "$1" in
 	gst) sed -n -E -e 's/^[0-9]+:[0-9:.]+ +[0-9]+ +0x[0-9a-f]+ +(WARN|ERROR) +([^ ]+) +[^ :]+:[0-9]+:([^:]+):(<[^>]*> )?/\1 \2 \3: /p' \
-		-e '/^(WARNING|ERROR)/p' "$2" ;;
+		-e '/^(WARNING|ERROR)/p' -e '/-(WARNING|CRITICAL) \*\*/p' "$2" ;;
 	ff) grep . "$2" ;;
 	ctl) sed -E -e 's/^[<>]+//' -e '/^ *[0-9.]+ fps/d' -e '/^ *$/d' "$2" ;;
 	esac | sed -E -e 's#/dev/video[0-9]+#/dev/videoN#g' -e 's/0x[0-9a-f]+/0x?/g' -e 's/\b[0-9]+\b/N/g' | sort -u

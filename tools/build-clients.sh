@@ -38,7 +38,7 @@ rm -rf "$tmp"
 mkdir -p "$tmp"/{bin,libexec,lib,gst-plugins,gio-modules}
 
 # put SRC DESTDIR: hard link (same file system) or copy, symlinks resolved
-put() { local s; s=$(readlink -f "$1"); ln -f "$s" "$2/${1##*/}" 2>/dev/null || cp "$s" "$2/"; }
+put() { local s; s=$(readlink -f "$1"); ln -f "$s" "$2/${1##*/}" 2>/dev/null || cp "$s" "$2/${1##*/}"; }
 
 elfs=()
 for p in "${progs[@]}" "$scanner"; do
