@@ -57,6 +57,21 @@ kernel_key() {
 
 kernel_dir() { echo "$VIVPOLL_CACHE/linux-$KVER-$KCONFIG-$(kernel_key)"; }
 
+# The harness and epoll selftests of linux-source-6.12, extracted once. Its
+# harness can leave tests out (-T); 6.1's cannot. The epoll test file is the
+# same in both trees. make check's short tier uses it (tests/88-*).
+selftests_tree() {
+	local d=$VIVPOLL_CACHE/selftests-6.12 s=linux-source-6.12/tools/testing/selftests
+	if [ ! -f "$d/kselftest_harness.h" ]; then
+		[ -f /usr/src/linux-source-6.12.tar.xz ] || die "linux-source-6.12 missing: run 'make deps'"
+		rm -rf "$d.tmp" && mkdir -p "$d.tmp"
+		tar -xf /usr/src/linux-source-6.12.tar.xz -C "$d.tmp" --strip-components=4 \
+			--wildcards "$s/kselftest*.h" "$s/filesystems/epoll/*"
+		rm -rf "$d" && mv "$d.tmp" "$d"
+	fi
+	echo "$d"
+}
+
 # An untouched extracted tree (checkpatch, series generation); made once.
 pristine_tree() {
 	local d=$VIVPOLL_CACHE/pristine-$KVER
