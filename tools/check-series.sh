@@ -7,6 +7,10 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 series=$BUILD/series
+ident=$(git_ident)
+name=${ident% <*}
+email=${ident##*<}
+email=${email%>}
 SERIES_DIR=$series tools/make-series.sh
 pristine=$(pristine_tree)
 # The tree is keyed by patches/ and the config; a new series is applied
@@ -33,7 +37,9 @@ if [ "$(cat "$dir/.vivpoll-built" 2> /dev/null)" != "$shash" ]; then
 	flock 9
 	start=$(date +%s)
 	stage() { say "check-series: [$(($(date +%s) - start))s] $*"; }
-	g() { git -C "$dir" -c user.name=vivpoll -c user.email=vivpoll-devel@example.org "$@"; }
+	# git am commits as whoever runs this (make-series.sh has checked
+	# there is an identity).
+	g() { git -C "$dir" -c user.name="$name" -c user.email="$email" "$@"; }
 	if [ ! -f "$dir/.vivpoll-base" ]; then
 		rm -rf "$dir" && mkdir -p "$dir"
 		stage "extracting and committing a pristine tree"
