@@ -88,7 +88,7 @@ if [ "$(cat "$dir/.vivpoll-built" 2> /dev/null)" != "$shash" ]; then
 		echo "$shash" > .vivpoll-built
 	else
 		tail -30 .vivpoll-build.log >&2
-		grep -m3 -E 'ERROR|[Ee]rror' .vivpoll-build.log > .vivpoll-build-failed || echo "make failed" > .vivpoll-build-failed
+		grep -m3 -E 'ERROR: |error: ' .vivpoll-build.log > .vivpoll-build-failed || echo "make failed" > .vivpoll-build-failed
 	fi
 	stage done
 fi
