@@ -558,6 +558,10 @@ int main(int argc, char **argv)
 	rng.s = seed;
 	sh = vt_shared(sizeof(*sh));
 	have_switch = vp_sysctl_present();
+	/* the patched kernel always has the switch: its absence fails */
+	if (!vt_ok(have_switch, "the kernel has fs.poll_legacy_null_table",
+		   "no " VP_SYSCTL_PATH ": not the patched kernel"))
+		return vt_end();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_fatal;
 	sigaction(SIGTERM, &sa, NULL);
@@ -574,9 +578,6 @@ int main(int argc, char **argv)
 	ndevs = vt_devices(devs, VT_MAX_DEVS);
 	if (!vt_ok(ndevs == NDEV, "two vivpoll devices", "%d found", ndevs))
 		goto restore;
-	if (!have_switch)
-		vt_diag("no fs.poll_legacy_null_table in this kernel: the "
-			"waiters run without the toggling");
 	vt_diag("seed %" PRIu64 ", scale %u: %lu waiters with %d fds each, "
 		"1 event raiser, %lu s", seed, scale, nwaiters, NFD, secs);
 	vt_klog_mark(argv[0]);
@@ -606,20 +607,15 @@ int main(int argc, char **argv)
 	}
 	/* the toggler */
 	while (vp_now_ns() < sh->t_end) {
-		if (have_switch) {
-			if (vp_sysctl_write(1) || vp_sysctl_write(0)) {
-				vt_diag("writing the switch failed");
-				break;
-			}
-			toggles++;
-			if (vt_one_in(&rng, 2))
-				vp_sleep_ms(vt_below(&rng, 3));
-		} else {
-			vp_sleep_ms(100);
+		if (vp_sysctl_write(1) || vp_sysctl_write(0)) {
+			vt_diag("writing the switch failed");
+			break;
 		}
+		toggles++;
+		if (vt_one_in(&rng, 2))
+			vp_sleep_ms(vt_below(&rng, 3));
 	}
-	if (have_switch)
-		vp_sysctl_write(0);
+	vp_sysctl_write(0);
 	vt_reap(kids, status, nkids, sh->t_end + 30000000000ull * scale);
 
 	why[0] = 0;
@@ -665,16 +661,10 @@ int main(int argc, char **argv)
 
 	vt_ok(!bad, "the waiters and the event raiser exited normally", "%s",
 	      why);
-	if (have_switch)
-		vt_ok(!vp_sysctl_read(&v) && v == 0,
-		      "the switch is back at 0", "it is %d", v);
-	else
-		vt_skip("the switch is back at 0", "no such sysctl");
-	if (have_switch)
-		vt_ok(toggles >= 100, "the switch was toggled at least 100 "
-		      "times", "only %" PRIu64, toggles);
-	else
-		vt_skip("the switch was toggled", "no such sysctl");
+	vt_ok(!vp_sysctl_read(&v) && v == 0, "the switch is back at 0",
+	      "it is %d", v);
+	vt_ok(toggles >= 100, "the switch was toggled at least 100 times",
+	      "only %" PRIu64, toggles);
 
 	used = 0;
 	why[0] = 0;
@@ -725,16 +715,11 @@ int main(int argc, char **argv)
 			 "for POLLIN", nwaits, devs[d].path);
 		vt_ok(!*why, desc, "%s", why);
 	}
-	if (have_switch) {
-		check_legacy_starts(0, why, sizeof(why));
-		vt_ok(!*why, "switch at 1: a zero-timeout select() on "
-		      "exceptfds starts the engine, as before v3.4", "%s", why);
-		vt_ok(!vp_sysctl_read(&v) && v == 0,
-		      "the switch is at 0 again", "it is %d", v);
-	} else {
-		vt_skip("switch at 1: a select() on exceptfds starts the engine",
-			"no such sysctl");
-	}
+	check_legacy_starts(0, why, sizeof(why));
+	vt_ok(!*why, "switch at 1: a zero-timeout select() on exceptfds "
+	      "starts the engine, as before v3.4", "%s", why);
+	vt_ok(!vp_sysctl_read(&v) && v == 0, "the switch is at 0 again",
+	      "it is %d", v);
 	vt_health(&snap, NULL);
 restore:
 	vt_restore_defaults();

@@ -92,6 +92,8 @@ if [ -f "$TOP/drivers/vivpoll/Kconfig" ]; then
 	else
 		echo "not ok - make series generates the in-tree series # $(tail -1 "$tmp/gen")"
 	fi
+	# its identity: the runner's git identity, or no series
+	tools/check-series-ident.sh
 fi
 
 # DKMS: the module builds for the installed Debian kernel's headers.

@@ -10,6 +10,17 @@ export CCACHE_DIR=${CCACHE_DIR:-$VIVPOLL_CACHE/ccache}
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# The identity of whoever runs a script, "Name <email>", taken as git
+# format-patch and git commit take it: GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL,
+# else user.name and user.email of the repository's configuration (local,
+# global, system), never guessed from the host name. Dies without one.
+git_ident() {
+	local id
+	id=$(git -C "$TOP" -c user.useConfigOnly=true var GIT_AUTHOR_IDENT 2> /dev/null) ||
+		die "no git identity: set user.name and user.email (git config user.name 'Your Name'; git config user.email you@your.domain): a series needs a real author and Signed-off-by"
+	echo "${id% * *}"
+}
+
 # The config fragments for a KCONFIG variant: base, then the variant's own,
 # each followed by its guest/kconfig/$KVER/ counterpart when a kernel needs one.
 kconfig_fragments() {
