@@ -9,9 +9,10 @@
  * Frame slot n of a run is due at start + n * timeperframe, and its
  * sequence number and timestamp follow from n. Every slot queues a
  * V4L2_EVENT_FRAME_SYNC event, then fills the oldest queued buffer or, if
- * none is queued before the next slot is due, counts a drop. When the
- * thread wakes up late, the slots it missed are dropped too (as vivid
- * does): each drop skips a sequence number.
+ * none is queued before the next slot is due, counts a drop. A thread a
+ * few slots late produces them one after the other; further behind, the
+ * slots it missed are dropped (see vivpoll_catch_up()). The time base
+ * never moves: each drop skips a sequence number.
  *
  * With the Unthrottled control set when streaming starts, there are no
  * slots: the engine fills a buffer as soon as one is queued, timestamped
@@ -301,8 +302,8 @@ static void vivpoll_engine_update_interval(struct vivpoll_dev *dev)
 }
 
 /*
- * Before producing the next slot: the slots that went by since it was due
- * were missed, each one a drop with its sequence number skipped.
+ * Before producing the next slot: if the thread fell too far behind, the
+ * slots that went by were missed, each a drop with its sequence skipped.
  */
 static void vivpoll_engine_catch_up(struct vivpoll_dev *dev)
 {
@@ -370,6 +371,12 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 	 */
 	run->pattern = __vmalloc(dev->sizeimage, GFP_KERNEL | __GFP_ZERO |
 				 __GFP_NOWARN);
+	/* Render it now: slot 0 is due when the thread starts */
+	if (run->pattern && dev->tpg.pattern != TPG_PAT_NOISE) {
+		tpg_s_quality(&dev->tpg, TPG_QUAL_COLOR, 0);
+		tpg_fill_plane_buffer(&dev->tpg, 0, 0, run->pattern);
+		run->pattern_gen = dev->pattern_gen;
+	}
 	mutex_unlock(&dev->gen_lock);
 	run->start_ns = ktime_get_ns();
 	run->stream_start_ns = run->start_ns;

@@ -18,8 +18,13 @@ static void vivpoll_test_buffer_count(struct kunit *test)
 	/* VIDIOC_REQBUFS: raised to what the engine needs, no further */
 	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 1, false, false),
 			VIVPOLL_MIN_BUFFERS);
-	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 2, false, false), 2);
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 2, false, false),
+			VIVPOLL_MIN_BUFFERS);
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 3, false, false), 3);
+	/* GStreamer asks for 4 and must get 4 */
 	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 4, false, false), 4);
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(2, 1, false, false),
+			VIVPOLL_MIN_BUFFERS - 2);
 	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 32, false, false),
 			32);
 	/* read(): vb2 asks for one */
@@ -208,8 +213,23 @@ static void vivpoll_test_catch_up(struct kunit *test)
 	/* early (woken up before the slot): nothing either */
 	slot = vivpoll_catch_up(&counts, 10, 0, &fps30);
 	KUNIT_EXPECT_EQ(test, slot, 10);
+	/* a few slots late: produced late, one after the other */
+	slot = vivpoll_catch_up(&counts, 10,
+				vivpoll_frame_due_ns(10 + VIVPOLL_MAX_LATE_SLOTS,
+						     &fps30), &fps30);
+	KUNIT_EXPECT_EQ(test, slot, 10);
 	KUNIT_EXPECT_EQ(test, counts.drops, 0);
 	KUNIT_EXPECT_EQ(test, counts.sequence, 10);
+
+	/* one more: every slot up to the one in progress is dropped */
+	slot = vivpoll_catch_up(&counts, 10,
+				vivpoll_frame_due_ns(11 + VIVPOLL_MAX_LATE_SLOTS,
+						     &fps30), &fps30);
+	KUNIT_EXPECT_EQ(test, slot, 11 + VIVPOLL_MAX_LATE_SLOTS);
+	KUNIT_EXPECT_EQ(test, counts.drops, 1 + VIVPOLL_MAX_LATE_SLOTS);
+	KUNIT_EXPECT_EQ(test, counts.sequence, 11 + VIVPOLL_MAX_LATE_SLOTS);
+	counts.drops = 0;
+	counts.sequence = 10;
 
 	/* held up for 5 s: 150 slots dropped, the sequence jumps with them */
 	slot = vivpoll_catch_up(&counts, 10, vivpoll_frame_due_ns(10, &fps30) +

@@ -196,16 +196,19 @@ EXPORT_SYMBOL_IF_KUNIT(vivpoll_slot_at);
 
 /*
  * The engine is about to produce frame slot @slot, @elapsed_ns after the
- * start of the stream. The slot to produce is the one in progress now:
- * every slot between them was missed, and is counted as dropped, with its
- * sequence number skipped. Return the slot to produce.
+ * start of the stream. A few slots late (the thread was held up), it
+ * produces them one after the other, each with its own sequence number
+ * and timestamp, as a capture FIFO would deliver them. More than
+ * VIVPOLL_MAX_LATE_SLOTS late, the slots up to the one in progress were
+ * missed: each is a drop, its sequence number skipped. Return the slot to
+ * produce.
  */
 u64 vivpoll_catch_up(struct vivpoll_counts *counts, u64 slot, u64 elapsed_ns,
 		     const struct v4l2_fract *tpf)
 {
 	u64 now = vivpoll_slot_at(elapsed_ns, tpf);
 
-	if (now <= slot)
+	if (now <= slot + VIVPOLL_MAX_LATE_SLOTS)
 		return slot;
 	counts->drops += now - slot;
 	counts->sequence += now - slot;

@@ -13,12 +13,15 @@
 #include <linux/videodev2.h>
 
 /*
- * Buffers the engine needs: one it fills while the application holds
- * another. VIDIOC_REQBUFS is raised to this, VIDIOC_CREATE_BUFS never;
- * read() gets VIVPOLL_READ_BUFFERS.
+ * Buffers a stream needs: one the engine fills, one the application
+ * holds, one queued for the next frame slot. VIDIOC_REQBUFS is raised to
+ * this, VIDIOC_CREATE_BUFS never; read() gets VIVPOLL_READ_BUFFERS.
  */
-#define VIVPOLL_MIN_BUFFERS		2
+#define VIVPOLL_MIN_BUFFERS		3
 #define VIVPOLL_READ_BUFFERS		4
+
+/* Late frame slots the engine still produces (see vivpoll_catch_up()) */
+#define VIVPOLL_MAX_LATE_SLOTS		4
 
 /* Largest frame: 1920x1080 at 32 bits per pixel */
 #define VIVPOLL_MAX_SIZEIMAGE		(1920 * 1080 * 4)
