@@ -148,9 +148,9 @@ static void vivpoll_engine_text(struct vivpoll_dev *dev,
  * Fill @buf, mapped at @vbuf, with the picture and its text: a copy of the
  * cached pattern, or a rendered picture where it differs in every frame.
  *
- * run->pattern is only written by this thread (and allocated and freed
- * while it does not run), so the copy from it is made without gen_lock: a
- * control set meanwhile does not wait for it.
+ * run->pattern is only written by this thread (and allocated, first
+ * rendered and freed while it does not run), so the copy from it is made
+ * without gen_lock: a control set meanwhile does not wait for it.
  */
 static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 				struct vivpoll_buffer *buf, u8 *vbuf)
