@@ -385,7 +385,10 @@ static bool cell_matches(const struct cell *c)
 
 	if (r->error)
 		return false;
-	if (r->started != e->started || r->ev != e->ev)
+	if (r->started != e->started)
+		return false;
+	if (r->ev != e->ev &&
+	    !(e->ready_may_pass && r->ev == EV_NA && r->in))
 		return false;
 	if ((r->mask & e->mask_must) != e->mask_must)
 		return false;

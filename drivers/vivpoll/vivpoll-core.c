@@ -54,10 +54,7 @@ void vivpoll_get_poll_stats(struct vivpoll_dev *dev,
 	spin_unlock(&dev->lock);
 }
 
-/*
- * debugfs: what the .poll calls requested. engine_starts and
- * engine_running read the controls, for tests that look here.
- */
+/* debugfs: what the .poll calls requested, which no control says */
 
 static int vivpoll_dbgfs_poll_calls_get(void *data, u64 *val)
 {
@@ -80,26 +77,6 @@ static int vivpoll_dbgfs_poll_req_last_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(vivpoll_dbgfs_poll_req_last_fops,
 			 vivpoll_dbgfs_poll_req_last_get, NULL, "0x%08llx\n");
-
-static int vivpoll_dbgfs_engine_starts_get(void *data, u64 *val)
-{
-	struct vivpoll_dev *dev = data;
-
-	*val = v4l2_ctrl_g_ctrl_int64(dev->ctrl_starts);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(vivpoll_dbgfs_engine_starts_fops,
-			 vivpoll_dbgfs_engine_starts_get, NULL, "%llu\n");
-
-static int vivpoll_dbgfs_engine_running_get(void *data, u64 *val)
-{
-	struct vivpoll_dev *dev = data;
-
-	*val = v4l2_ctrl_g_ctrl(dev->ctrl_running);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(vivpoll_dbgfs_engine_running_fops,
-			 vivpoll_dbgfs_engine_running_get, NULL, "%llu\n");
 
 /* poll_req_seen: reading shows the OR of the masks, writing resets it */
 static ssize_t vivpoll_dbgfs_req_seen_read(struct file *file,
@@ -148,10 +125,6 @@ static void vivpoll_debugfs_init(struct vivpoll_dev *dev)
 				   &vivpoll_dbgfs_poll_req_last_fops);
 	debugfs_create_file("poll_req_seen", 0644, dir, dev,
 			    &vivpoll_dbgfs_req_seen_fops);
-	debugfs_create_file_unsafe("engine_starts", 0444, dir, dev,
-				   &vivpoll_dbgfs_engine_starts_fops);
-	debugfs_create_file_unsafe("engine_running", 0444, dir, dev,
-				   &vivpoll_dbgfs_engine_running_fops);
 }
 
 /* Called when the last reference to the v4l2_device is dropped */
