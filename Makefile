@@ -38,8 +38,11 @@ kernel: deps
 guest: kernel
 	@tools/build-guest.sh
 
+# CMD reaches the guest byte for byte: $(value) keeps make from expanding
+# the $ in it, and the environment carries quotes, \ and newlines as they are.
+run: export VIVPOLL_RUN_CMD = $(value CMD)
 run: guest
-	@tools/qemu-run.sh $(if $(TIMEOUT),--timeout $(TIMEOUT)) -- '$(subst ','\'',$(CMD))'
+	@tools/qemu-run.sh $(if $(TIMEOUT),--timeout $(TIMEOUT)) -- "$$VIVPOLL_RUN_CMD"
 
 shell: guest
 	@tools/qemu-run.sh --interactive

@@ -427,7 +427,7 @@ int bench_poll_main(int argc, char **argv)
 	}
 
 	if (inst >= 0) {
-		vp_debugfs_read(inst, "engine_starts", &starts0);
+		vp_engine_starts(t[0].fd, inst, &starts0);
 		vp_debugfs_read(inst, "poll_calls", &calls0);
 	}
 	for (r = 0; r < rounds; r++) {
@@ -453,7 +453,7 @@ int bench_poll_main(int argc, char **argv)
 		}
 	}
 	if (inst >= 0) {
-		vp_debugfs_read(inst, "engine_starts", &starts1);
+		vp_engine_starts(t[0].fd, inst, &starts1);
 		vp_debugfs_read(inst, "poll_calls", &calls1);
 	}
 

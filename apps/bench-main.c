@@ -19,7 +19,7 @@ static void usage(FILE *f)
 "          guest CPU per frame, frames on time, drops and the rate\n"
 "          --driver vivpoll|vivid  --device DEV  --size WxH  --fourcc F\n"
 "          --fps N | --fastest  --buffers N  --duration S  --warmup S\n"
-"          --map ro|rw (buffers mapped read-only, the default, or writable)\n"
+"          --map rw|ro (buffers mapped writable, the default, or read-only)\n"
 "  memcpy  the floor: copy the same bytes at the same rate into a ring of\n"
 "          buffers, measured like stream; also an unpaced copy\n"
 "          --size WxH  --fourcc F  --fps N  --buffers N  --duration S\n"

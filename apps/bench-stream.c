@@ -14,11 +14,8 @@
  * timestamps are switched to start of exposure to match vivpoll's
  * start-of-frame timestamps.
  *
- * The buffers are mapped read-only by default (--map ro), as a consumer
- * that only reads frames maps them; --map rw maps them PROT_READ |
- * PROT_WRITE, as most applications do. vivpoll can only skip rewriting a
- * buffer's whole picture while no buffer is mapped writable (see
- * vivpoll_engine_fill() in the driver); vivid renders every frame anyway.
+ * The buffers are mapped PROT_READ | PROT_WRITE by default (--map rw), as
+ * applications do; --map ro maps them read-only.
  *
  * memcpy: the floor: the same bytes copied at the same rate into a ring of
  * as many buffers, paced with clock_nanosleep(TIMER_ABSTIME) like a
@@ -134,6 +131,23 @@ static void parse(int argc, char **argv, struct sopts *o)
 	}
 	if (optind < argc)
 		bench_usage_error(o->cmd, "unexpected argument", argv[optind]);
+}
+
+static int xioctl(int fd, unsigned long req, void *arg);
+
+/* vivpoll's Frames Produced and Frames Dropped controls */
+static int read_frames_drops(int fd, uint64_t *frames, uint64_t *drops)
+{
+	int64_t f, d;
+	int r = vp_ctrl_get64(fd, VIVPOLL_CID_FRAMES, &f);
+
+	if (!r)
+		r = vp_ctrl_get64(fd, VIVPOLL_CID_DROPS, &d);
+	if (r)
+		return r;
+	*frames = (uint64_t)f;
+	*drops = (uint64_t)d;
+	return 0;
 }
 
 static int xioctl(int fd, unsigned long req, void *arg)
@@ -419,7 +433,7 @@ struct frames {
 
 int bench_stream_main(int argc, char **argv)
 {
-	struct sopts o = { .cmd = "stream" };
+	struct sopts o = { .cmd = "stream", .map_rw = true };
 	struct bench_snap a, b;
 	struct frames fr = { 0 };
 	uint64_t df0 = 0, dd0 = 0, df1 = 0, dd1 = 0, t_start;
@@ -515,8 +529,7 @@ int bench_stream_main(int argc, char **argv)
 				d.soe = (buf.flags & V4L2_BUF_FLAG_TSTAMP_SRC_MASK) ==
 					V4L2_BUF_FLAG_TSTAMP_SRC_SOE;
 				if (d.inst >= 0)
-					have_dbg = !vp_debugfs_read(d.inst, "frames", &df0) &&
-						   !vp_debugfs_read(d.inst, "drops", &dd0);
+					have_dbg = !read_frames_drops(d.fd, &df0, &dd0);
 				bench_snap(&a, task);
 				started = true;
 				prev_seq = buf.sequence;
@@ -546,8 +559,7 @@ int bench_stream_main(int argc, char **argv)
 	}
 	bench_snap(&b, task);
 	if (have_dbg)
-		have_dbg = !vp_debugfs_read(d.inst, "frames", &df1) &&
-			   !vp_debugfs_read(d.inst, "drops", &dd1);
+		have_dbg = !read_frames_drops(d.fd, &df1, &dd1);
 
 	{
 		double win = (b.t_ns - a.t_ns) / 1e9;

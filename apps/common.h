@@ -2,7 +2,7 @@
 /*
  * Small helpers shared by the vivpoll userspace programs: find and open a
  * vivpoll capture device, set its format and frame rate, read the driver's
- * debugfs counters, subscribe to events, read/write the
+ * debugfs poll counters, subscribe to events, read/write the
  * fs.poll_legacy_null_table sysctl, and a few time/parse utilities.
  *
  * All functions return 0 (or a file descriptor) on success and a negative
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <linux/videodev2.h>
 
-#include "vivpoll-uapi.h"
+#include "vivpoll-cids.h"
 
 #define VP_DRIVER_NAME		"vivpoll"
 #define VP_SYSCTL_PATH		"/proc/sys/fs/poll_legacy_null_table"
@@ -92,8 +92,8 @@ int vp_debugfs_read(int inst, const char *name, uint64_t *val);
 int vp_debugfs_write(int inst, const char *name, const char *s);
 
 /*
- * The engine start counter of the device open as fd: debugfs engine_starts
- * if available, else the VIVPOLL_CID_ENGINE_STARTS control.
+ * The engine start counter of the device open as fd: the
+ * VIVPOLL_CID_ENGINE_STARTS control (inst is not used).
  */
 int vp_engine_starts(int fd, int inst, uint64_t *val);
 

@@ -3,8 +3,8 @@
  * vivpoll-events: watch a vivpoll device for V4L2 events (control changes,
  * source changes, end of stream) the way an event-only client should:
  * select() with the fd in exceptfds only. Prints every event; at exit
- * checks that the capture engine never ran meanwhile (debugfs engine_starts
- * or the VIVPOLL_CID_ENGINE_STARTS control did not move), because a client
+ * checks that the capture engine never ran meanwhile (the
+ * VIVPOLL_CID_ENGINE_STARTS control did not move), because a client
  * that only waits for events must never start streaming.
  *
  * With --self-test it raises the events itself from a second fd (toggles

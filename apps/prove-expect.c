@@ -337,6 +337,14 @@ void prove_expect(enum prove_api api, enum prove_sit sit, unsigned int req,
 		e->ev = EV_REFUSED;
 	else
 		e->ev = (sit == SIT_WAKE && (req & REQ_PRI)) ? EV_YES : EV_NA;
+	/*
+	 * aio_poll() drops its EINVAL when its one ->poll() already reported
+	 * an event. With POLLIN asked, that call starts the engine, whose
+	 * first frame is due at once: a frame done before vb2 looks at its
+	 * done list (another vCPU, a descheduled one) makes the submission
+	 * complete with POLLIN instead.
+	 */
+	e->ready_may_pass = row->refuses && (req & REQ_IN);
 
 	if (null_table) {
 		e->mask_must = 0xffffffffu;

@@ -8,8 +8,8 @@
  * A cell: open the video fd, subscribe it to V4L2_EVENT_CTRL for
  * V4L2_CID_BRIGHTNESS, reset debugfs poll_req_seen, wait with the row's API
  * (in situation (a) a thread changes brightness from a second fd once the
- * waiter is blocked), then record whether the engine started (debugfs
- * engine_starts delta), whether the event was delivered (POLLPRI reported
+ * waiter is blocked), then record whether the engine started (the Engine
+ * Starts control delta), whether the event was delivered (POLLPRI reported
  * and DQEVENT returns it) and which requested mask the driver saw; close
  * everything (the engine stops with its owner) before the next cell.
  */
@@ -152,10 +152,12 @@ static void *raiser_main(void *arg)
 
 static int wait_engine_idle(unsigned int ms)
 {
-	uint64_t end = vp_now_ns() + ms * 1000000ull, running = 1;
+	uint64_t end = vp_now_ns() + ms * 1000000ull;
+	int32_t running = 1;
 
 	while (vp_now_ns() < end) {
-		if (vp_debugfs_read(P.inst, "engine_running", &running))
+		/* the control, on a file that is never polled */
+		if (vp_ctrl_get(P.ctl_fd, VIVPOLL_CID_ENGINE_RUNNING, &running))
 			return -EIO;
 		if (!running)
 			return 0;
@@ -383,7 +385,10 @@ static bool cell_matches(const struct cell *c)
 
 	if (r->error)
 		return false;
-	if (r->started != e->started || r->ev != e->ev)
+	if (r->started != e->started)
+		return false;
+	if (r->ev != e->ev &&
+	    !(e->ready_may_pass && r->ev == EV_NA && r->in))
 		return false;
 	if ((r->mask & e->mask_must) != e->mask_must)
 		return false;

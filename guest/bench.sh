@@ -7,8 +7,7 @@
 # Progress lines start with "bench:". Sizes (environment):
 #   BENCH_SECS        frame cost window per run (8); BENCH_ROUNDS rounds (3)
 #   BENCH_BUFFERS     mmap buffers (and memcpy ring) for every stream (8);
-#                     streams map them read-only, plus one vivpoll run a
-#                     round with writable mappings (--map rw)
+#                     streams map them read-write, as applications do
 #   BENCH_RATE_SECS   highest-rate window per driver (5)
 #   BENCH_EVENTS      events per latency run (1000); BENCH_CPUS same|split|any
 #   BENCH_POLLS       poll() calls per round (10000); BENCH_POLL_ROUNDS (15)
@@ -60,18 +59,15 @@ if want frame; then
 	while [ "$r" -le "$rounds" ]; do
 		run frame "$r" cpu --duration "$secs"
 		case $((r % 3)) in
-		1) order="vivpoll vivid memcpy vivpoll-rw" ;;
-		2) order="vivid memcpy vivpoll-rw vivpoll" ;;
-		0) order="memcpy vivpoll-rw vivpoll vivid" ;;
+		1) order="vivpoll vivid memcpy" ;;
+		2) order="vivid memcpy vivpoll" ;;
+		0) order="memcpy vivpoll vivid" ;;
 		esac
 		for w in $order; do
 			case $w in
 			memcpy)
 				run frame "$r" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
 					--buffers "$bufs" --duration "$secs" ;;
-			vivpoll-rw)
-				run frame "$r" stream --driver vivpoll --size 1280x720 --fourcc YUYV \
-					--fps 30 --buffers "$bufs" --duration "$secs" --map rw ;;
 			*)
 				run frame "$r" stream --driver "$w" --size 1280x720 --fourcc YUYV \
 					--fps 30 --buffers "$bufs" --duration "$secs" ;;
@@ -86,19 +82,20 @@ if want rate; then
 		run rate 1 stream --driver "$d" --size 640x480 --fourcc YUYV --fastest \
 			--buffers "$bufs" --duration "$rate_secs"
 	done
-	# A bench-only module parameter letting the engine run unthrottled.
-	if [ -e "$params/unthrottled" ]; then
-		if echo 1 > "$params/unthrottled" 2> /dev/null; then
-			run rate-unthrottled 1 stream --driver vivpoll --size 640x480 \
-				--fourcc YUYV --fastest --buffers "$bufs" --duration "$rate_secs"
-			echo 0 > "$params/unthrottled"
-		elif rmmod vivpoll && modprobe vivpoll unthrottled=1; then
-			run rate-unthrottled 1 stream --driver vivpoll --size 640x480 \
-				--fourcc YUYV --fastest --buffers "$bufs" --duration "$rate_secs"
-			rmmod vivpoll && modprobe vivpoll
+	# vivpoll's Unthrottled control: the engine fills each buffer at once
+	node=
+	for v in /dev/video*; do
+		if v4l2-ctl -d "$v" -D 2> /dev/null | grep -q 'Driver name *: vivpoll'; then
+			node=$v
+			break
 		fi
+	done
+	if [ -n "$node" ] && v4l2-ctl -d "$node" -c unthrottled=1 2> /dev/null; then
+		run rate-unthrottled 1 stream --driver vivpoll --device "$node" --size 640x480 \
+			--fourcc YUYV --fastest --buffers "$bufs" --duration "$rate_secs"
+		v4l2-ctl -d "$node" -c unthrottled=0
 	else
-		say "vivpoll has no 'unthrottled' parameter: unthrottled rate n/a"
+		say "vivpoll has no 'Unthrottled' control: unthrottled rate n/a"
 		echo '{"phase":"rate-unthrottled","round":1,"test":"stream","driver":"vivpoll","absent":true}' >> "$lines"
 	fi
 fi

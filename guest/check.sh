@@ -46,7 +46,7 @@ for t in /vivpoll/tests/*; do
 	fi
 done
 echo "# ===== kernel log"
-splat=$(dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|suspected memory leak|INFO: task .* blocked|possible recursive locking|circular locking|inconsistent lock' | head -5)
+splat=$(dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|suspected memory leak|INFO: task .* blocked|possible recursive locking|circular locking|inconsistent lock|vmalloc error|page allocation failure|invoked oom-killer|Out of memory' | head -5)
 if [ -n "$splat" ]; then
 	echo "not ok - kernel log is clean # $(echo "$splat" | head -1)"
 	echo "$splat" | sed 's/^/# /'

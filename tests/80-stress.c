@@ -518,7 +518,7 @@ static void op_stream(struct fdst *f, bool userptr)
 	/* another process may have changed it before REQBUFS; from now on
 	 * the queue is busy and the format cannot change */
 	f->sizeimage = cur_sizeimage(f);
-	if (rb.count < 4 || rb.count > MAX_BUFS || rb.count < count)
+	if (rb.count < 2 || rb.count > MAX_BUFS || rb.count < count)
 		insane("REQBUFS %u gave %u buffers", count, rb.count);
 	f->mode = userptr ? M_USERPTR : M_MMAP;
 	f->nbufs = rb.count < MAX_BUFS ? rb.count : MAX_BUFS;

@@ -202,8 +202,9 @@ static uint32_t ctrl_idv(struct ctx *c)
 		V4L2_CID_HUE, V4L2_CID_TEST_PATTERN, VIVPOLL_CID_ENGINE_RUNNING,
 		VIVPOLL_CID_ENGINE_STARTS, VIVPOLL_CID_FRAMES,
 		VIVPOLL_CID_DROPS, VIVPOLL_CID_RAISE_EOS,
-		VIVPOLL_CID_HDMI_SIGNAL, V4L2_CID_USER_CLASS,
-		V4L2_CID_USER_BASE, V4L2_CID_GAIN, 0,
+		VIVPOLL_CID_HDMI_SIGNAL, VIVPOLL_CID_UNTHROTTLED,
+		VIVPOLL_CID_VIVPOLL_CLASS, V4L2_CID_MIN_BUFFERS_FOR_CAPTURE,
+		V4L2_CID_USER_CLASS, V4L2_CID_USER_BASE, V4L2_CID_GAIN, 0,
 	};
 	uint32_t id = vt_one_in(&c->rng, 6) ? u32v(c) :
 		      ids[vt_below(&c->rng, VT_ARRAY_SIZE(ids))];
@@ -496,15 +497,41 @@ static void f_sub(struct ctx *c, void *a)
 	s->flags = vt_one_in(&c->rng, 3) ? u32v(c) : vt_below(&c->rng, 4);
 }
 
+/* The fuzzer may have set Unthrottled: the health checks count on the rate */
+static void unthrottle_off(void)
+{
+	struct vt_dev devs[VT_MAX_DEVS];
+	int i, n = vt_devices(devs, VT_MAX_DEVS);
+
+	for (i = 0; i < n; i++) {
+		int fd = vp_open(devs[i].path, O_RDWR | O_NONBLOCK);
+
+		if (fd >= 0) {
+			vp_ctrl_set(fd, VIVPOLL_CID_UNTHROTTLED, 0);
+			close(fd);
+		}
+	}
+}
+
 static void f_create(struct ctx *c, void *a)
 {
+	/* more than the driver allows (twice its largest frame) or the guest has */
+	static const uint32_t huge[] = {
+		2 * 1920 * 1080 * 4 + 1, 0x10000000, 0x80000000, 0xf0000000,
+		0xffffffff,
+	};
 	struct v4l2_create_buffers *cb = a;
 
 	/* few buffers, at most 16 MiB each: no memory pressure */
 	cb->count = vt_one_in(&c->rng, 8) ? u32v(c) : vt_below(&c->rng, 4);
 	cb->memory = memtype(c);
 	f_format(c, &cb->format);
-	switch (vt_below(&c->rng, 4)) {
+	switch (vt_below(&c->rng, 5)) {
+	case 4:
+		/* must be refused, never allocated (the log stays quiet) */
+		cb->format.fmt.pix.sizeimage =
+			huge[vt_below(&c->rng, VT_ARRAY_SIZE(huge))];
+		break;
 	case 0:
 		cb->format.fmt.pix.sizeimage = vt_below(&c->rng, 16 << 20);
 		break;
@@ -978,8 +1005,9 @@ out:
 }
 
 /*
- * CREATE_BUFS takes any sizeimage at least the format's: 2 GiB is more
- * than the guest's RAM, and vmalloc() complains in the kernel log.
+ * CREATE_BUFS of a 2 GiB buffer, more than the guest's RAM: vivpoll
+ * refuses it (EINVAL) before vb2 allocates; a driver without a limit
+ * makes vmalloc() complain in the kernel log.
  */
 static void probe_huge_alloc(const char *path)
 {
@@ -1301,6 +1329,7 @@ int main(int argc, char **argv)
 	      unexpected, why);
 	vt_ok(!insane, "every checked reply is sane", "%u insane; %s", insane,
 	      why);
+	unthrottle_off();
 	vt_health(&snap, NULL);
 	vt_restore_defaults();
 	return vt_end();

@@ -108,7 +108,7 @@ struct vt_snap {
 	struct vt_counts c[VT_MAX_DEVS];
 };
 
-/* The debugfs counters of vivpoll-<inst>; c->present says if there are. */
+/* The counter controls of vivpoll-<inst>; c->present says if there are. */
 int vt_read_counts(int inst, struct vt_counts *c);
 void vt_snapshot(struct vt_snap *s);
 /*
@@ -165,8 +165,7 @@ void vt_klog_check(void);
 /*
  * Counters of every instance present in both snapshots: monotonic, frames
  * plus drops at most what the engine can produce in the elapsed time, at
- * least min_frames[inst] more frames (NULL: no minimum); and debugfs agrees
- * with the controls.
+ * least min_frames[inst] more frames (NULL: no minimum).
  */
 void vt_check_counters(const struct vt_snap *before,
 		       const uint64_t *min_frames);

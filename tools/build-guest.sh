@@ -18,10 +18,11 @@ if [ -f drivers/vivpoll/Kbuild ]; then
 		-exec cp -pu {} "$BUILD/module/" \;
 	make -s -C "$KDIR" M="$BUILD/module" W=1 modules
 fi
+st=$(selftests_tree)
 for d in apps tests; do
 	if [ -f "$d/Makefile" ]; then
 		say "$d: building into $BUILD/$d"
-		make -s -C "$d" O="$BUILD/$d" KSRC="$KDIR"
+		make -s -C "$d" O="$BUILD/$d" KSRC="$KDIR" KSELFTESTS_FILTER="$st"
 	fi
 done
 tools/build-initramfs.sh "$KDIR"

@@ -42,6 +42,8 @@ cp "${bins[@]}" "$root/usr/bin/"
 if [ -d "$BUILD/tests" ]; then
 	find "$BUILD/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/vivpoll/tests/" \;
 fi
+# The kernel's selftests that tests/ runs, out of /vivpoll/tests (static).
+[ ! -d "$BUILD/tests/kselftest" ] || cp -r "$BUILD/tests/kselftest" "$root/vivpoll/"
 # Tolerated v4l2-compliance drift per kernel (tests/50-compliance.sh); data,
 # so not in /vivpoll/tests, where every file is run.
 for f in "$TOP"/tests/compliance-drift-*.txt; do

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # make check-series: the generated series applies with `git am` to a pristine
 # extracted tree (after patches/), the kernel builds with the driver in-tree
-# (CONFIG_VIDEO_VIVPOLL=m) and the driver with W=1 without a warning, and
+# (CONFIG_VIDEO_VIVPOLL=m, vivid off: vivpoll's Kconfig alone brings in its
+# fonts) and the driver with W=1 without a warning, and
 # checkpatch --strict is clean on every patch. The build is cached by key.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 series=$BUILD/series
+ident=$(git_ident)
+name=${ident% <*}
+email=${ident##*<}
+email=${email%>}
 SERIES_DIR=$series tools/make-series.sh
 pristine=$(pristine_tree)
 # The tree is keyed by patches/ and the config; a new series is applied
@@ -33,7 +38,9 @@ if [ "$(cat "$dir/.vivpoll-built" 2> /dev/null)" != "$shash" ]; then
 	flock 9
 	start=$(date +%s)
 	stage() { say "check-series: [$(($(date +%s) - start))s] $*"; }
-	g() { git -C "$dir" -c user.name=vivpoll -c user.email=vivpoll-devel@example.org "$@"; }
+	# git am commits as whoever runs this (make-series.sh has checked
+	# there is an identity).
+	g() { git -C "$dir" -c user.name="$name" -c user.email="$email" "$@"; }
 	if [ ! -f "$dir/.vivpoll-base" ]; then
 		rm -rf "$dir" && mkdir -p "$dir"
 		stage "extracting and committing a pristine tree"
@@ -54,25 +61,63 @@ if [ "$(cat "$dir/.vivpoll-built" 2> /dev/null)" != "$shash" ]; then
 	done
 	cd "$dir"
 	mk() { make -j"$(nproc)" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
-	stage "configuring with CONFIG_VIDEO_VIVPOLL=m"
+	# base.config without vivid, the one driver there that selects the
+	# fonts vivpoll draws with (FONT_SUPPORT, FONT_8x16), so that only
+	# vivpoll's Kconfig can bring them in: configured once without
+	# vivpoll (.vivpoll-without.config, where they must be off), then
+	# with it (.config).
+	printf '# CONFIG_VIDEO_VIVID is not set\n' > .vivpoll-novivid.config
 	printf 'CONFIG_VIDEO_VIVPOLL=m\nCONFIG_VIDEO_VIVPOLL_KUNIT_TEST=m\n' > .vivpoll-intree.config
-	mk tinyconfig > .vivpoll-build.log 2>&1
-	scripts/kconfig/merge_config.sh -m .config "$TOP/guest/kconfig/base.config" .vivpoll-intree.config >> .vivpoll-build.log 2>&1
-	mk olddefconfig >> .vivpoll-build.log 2>&1
+	configure() {
+		mk tinyconfig &&
+			scripts/kconfig/merge_config.sh -m .config "$TOP/guest/kconfig/base.config" \
+				.vivpoll-novivid.config "$@" && mk olddefconfig
+	}
+	stage "configuring without vivid and without vivpoll"
+	configure > .vivpoll-build.log 2>&1 || die "configuring failed (log: $dir/.vivpoll-build.log)"
+	cp .config .vivpoll-without.config
+	stage "configuring without vivid, with CONFIG_VIDEO_VIVPOLL=m"
+	configure .vivpoll-intree.config >> .vivpoll-build.log 2>&1 || die "configuring failed (log: $dir/.vivpoll-build.log)"
 	grep -qx 'CONFIG_VIDEO_VIVPOLL=m' .config || die "CONFIG_VIDEO_VIVPOLL=m did not stick"
+	rm -f .vivpoll-build-failed
 	stage "building bzImage and modules (log: $dir/.vivpoll-build.log)"
-	mk bzImage modules >> .vivpoll-build.log 2>&1 || { tail -30 .vivpoll-build.log >&2; die "in-tree build failed"; }
-	stage "rebuilding drivers/media/test-drivers/vivpoll with W=1"
-	rm -f drivers/media/test-drivers/vivpoll/*.o
-	mk W=1 drivers/media/test-drivers/vivpoll/ > .vivpoll-w1.log 2>&1 || true
-	echo "$shash" > .vivpoll-built
+	if mk bzImage modules >> .vivpoll-build.log 2>&1; then
+		stage "rebuilding drivers/media/test-drivers/vivpoll with W=1"
+		rm -f drivers/media/test-drivers/vivpoll/*.o
+		mk W=1 drivers/media/test-drivers/vivpoll/ > .vivpoll-w1.log 2>&1 || true
+		echo "$shash" > .vivpoll-built
+	else
+		tail -30 .vivpoll-build.log >&2
+		grep -m3 -E 'ERROR: |error: ' .vivpoll-build.log > .vivpoll-build-failed || echo "make failed" > .vivpoll-build-failed
+	fi
 	stage done
 fi
-if grep -qE 'warning|error' "$dir/.vivpoll-w1.log" || [ ! -f "$dir/drivers/media/test-drivers/vivpoll/vivpoll.ko" ]; then
+
+# The fonts: off without vivpoll, on with it, vivid off in both.
+sym() { sed -n "s/^CONFIG_$1=//p" "$2" | grep . || echo n; }
+why=
+for c in "$dir/.vivpoll-without.config" "$dir/.config"; do
+	[ "$(sym VIDEO_VIVID "$c")" = n ] || why="$why ${c##*/} has CONFIG_VIDEO_VIVID=$(sym VIDEO_VIVID "$c");"
+done
+without="FONT_SUPPORT=$(sym FONT_SUPPORT "$dir/.vivpoll-without.config") FONT_8x16=$(sym FONT_8x16 "$dir/.vivpoll-without.config")"
+with="FONT_SUPPORT=$(sym FONT_SUPPORT "$dir/.config") FONT_8x16=$(sym FONT_8x16 "$dir/.config")"
+[ "$without" = "FONT_SUPPORT=n FONT_8x16=n" ] || why="$why without vivpoll $without: something else selects the fonts;"
+case "$with" in FONT_SUPPORT=[ym]\ FONT_8x16=y) ;; *) why="$why with vivpoll $with: VIDEO_VIVPOLL does not select them;" ;; esac
+if [ -n "$why" ]; then
+	echo "not ok - the fonts vivpoll draws with come from its Kconfig (vivid off) #$why"
+	fail=1
+else
+	echo "ok - the fonts vivpoll draws with come from its Kconfig (vivid off: without vivpoll $without, with it $with)"
+fi
+if [ -f "$dir/.vivpoll-build-failed" ]; then
+	echo "not ok - in-tree build of the series (vivid off) # $(head -1 "$dir/.vivpoll-build-failed")"
+	sed 's/^/# /' "$dir/.vivpoll-build-failed"
+	fail=1
+elif grep -qE 'warning|error' "$dir/.vivpoll-w1.log" || [ ! -f "$dir/drivers/media/test-drivers/vivpoll/vivpoll.ko" ]; then
 	echo "not ok - in-tree build of the series with W=1"
 	grep -E 'warning|error' "$dir/.vivpoll-w1.log" | head -10 | sed 's/^/# /'
 	fail=1
 else
-	echo "ok - series applies with git am and builds in-tree (CONFIG_VIDEO_VIVPOLL=m, W=1, no warning)"
+	echo "ok - series applies with git am and builds in-tree (CONFIG_VIDEO_VIVPOLL=m, vivid off, W=1, no warning)"
 fi
 exit $fail

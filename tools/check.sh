@@ -27,19 +27,22 @@ start=$(date +%s)
 
 say "check: host-side checks"
 tools/host-checks.sh | tee "$out/host.tap"
+tools/check-run.sh | tee -a "$out/host.tap"
 
 HOSTDIR=${HOSTDIR:-$TOP/out}
 mkdir -p "$HOSTDIR/check"
 # The second guest's suites: about half of the quick tier's time, none of
 # them sharing state with the first guest's (each guest has its own module).
+# Both run the kernel's epoll selftests (88), the first with the legacy
+# switch off, the second with it on.
 lane2="20 30 50 80 82 84"
 
-# guest NAME SUITES EXCLUDE: one guest running /vivpoll/check.sh
+# guest NAME SUITES EXCLUDE [EPOLL_MODES]: one guest running /vivpoll/check.sh
 guest() {
 	local log=$out/$1.log rc
 	set +e
 	tools/qemu-run.sh --timeout "${VIVPOLL_CHECK_TIMEOUT:-$((3000 * scale))}" --log "$log" \
-		"VIVPOLL_SUITES='$2' VIVPOLL_EXCLUDE='$3' VIVPOLL_TIER=$tier VIVPOLL_SCALE=$scale VIVPOLL_TEST_TIMEOUT=$((600 * scale)) /vivpoll/check.sh" \
+		"VIVPOLL_SUITES='$2' VIVPOLL_EXCLUDE='$3' ${4:+VIVPOLL_EPOLL_MODES=$4 }VIVPOLL_TIER=$tier VIVPOLL_SCALE=$scale VIVPOLL_TEST_TIMEOUT=$((600 * scale)) /vivpoll/check.sh" \
 		2>&1 | if [ "$lanes" = 1 ]; then tee "$out/$1.out"; else cat > "$out/$1.out"; fi
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -51,8 +54,8 @@ guest() {
 
 say "check: $tier tier, $lanes guest(s), scale $scale"
 if [ "$lanes" = 2 ]; then
-	guest guest1 "" "$lane2" &
-	guest guest2 "$lane2" "" &
+	guest guest1 "" "$lane2" 0 &
+	guest guest2 "$lane2 88" "" 1 &
 	wait
 	logs=("$out/guest1.log" "$out/guest2.log")
 else

@@ -7,10 +7,12 @@ pkgs=(
 	ccache sparse patch xz-utils file perl python3 git
 	liburing-dev libpng-dev libaio-dev
 	dkms linux-headers-amd64 gnuplot-nox
+	linux-source-6.12
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 	gstreamer1.0-plugins-base-apps ffmpeg udev
 )
-[ "${KVER:-6.1}" = 6.1 ] || pkgs+=("linux-source-$KVER")
+# linux-source-6.12 is always wanted: its selftest harness (tests/88-*).
+[ "${KVER:-6.1}" = 6.1 ] || [ "${KVER:-6.1}" = 6.12 ] || pkgs+=("linux-source-$KVER")
 missing=()
 for p in "${pkgs[@]}"; do
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

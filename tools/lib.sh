@@ -10,6 +10,17 @@ export CCACHE_DIR=${CCACHE_DIR:-$VIVPOLL_CACHE/ccache}
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# The identity of whoever runs a script, "Name <email>", taken as git
+# format-patch and git commit take it: GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL,
+# else user.name and user.email of the repository's configuration (local,
+# global, system), never guessed from the host name. Dies without one.
+git_ident() {
+	local id
+	id=$(git -C "$TOP" -c user.useConfigOnly=true var GIT_AUTHOR_IDENT 2> /dev/null) ||
+		die "no git identity: set user.name and user.email (git config user.name 'Your Name'; git config user.email you@your.domain): a series needs a real author and Signed-off-by"
+	echo "${id% * *}"
+}
+
 # The config fragments for a KCONFIG variant: base, then the variant's own,
 # each followed by its guest/kconfig/$KVER/ counterpart when a kernel needs one.
 kconfig_fragments() {
@@ -56,6 +67,21 @@ kernel_key() {
 }
 
 kernel_dir() { echo "$VIVPOLL_CACHE/linux-$KVER-$KCONFIG-$(kernel_key)"; }
+
+# The harness and epoll selftests of linux-source-6.12, extracted once. Its
+# harness can leave tests out (-T); 6.1's cannot. The epoll test file is the
+# same in both trees. make check's short tier uses it (tests/88-*).
+selftests_tree() {
+	local d=$VIVPOLL_CACHE/selftests-6.12 s=linux-source-6.12/tools/testing/selftests
+	if [ ! -f "$d/kselftest_harness.h" ]; then
+		[ -f /usr/src/linux-source-6.12.tar.xz ] || die "linux-source-6.12 missing: run 'make deps'"
+		rm -rf "$d.tmp" && mkdir -p "$d.tmp"
+		tar -xf /usr/src/linux-source-6.12.tar.xz -C "$d.tmp" --strip-components=4 \
+			--wildcards "$s/kselftest*.h" "$s/filesystems/epoll/*"
+		rm -rf "$d" && mv "$d.tmp" "$d"
+	fi
+	echo "$d"
+}
 
 # An untouched extracted tree (checkpatch, series generation); made once.
 pristine_tree() {

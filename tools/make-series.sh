@@ -6,6 +6,13 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
+# Author, committer, Signed-off-by and MAINTAINERS: the identity of whoever
+# runs this (git config user.name / user.email), as git format-patch -s
+# would sign; no series without one.
+ident=$(git_ident)
+name=${ident% <*}
+email=${ident##*<}
+email=${email%>}
 src=$TOP/drivers/vivpoll
 dest=${SERIES_DIR:-$TOP/out/series}
 pristine=$(pristine_tree)
@@ -22,7 +29,7 @@ for f in $touched; do
 	cp "$pristine/$f" "$work/$f"
 done
 
-export GIT_AUTHOR_NAME="vivpoll developers" GIT_AUTHOR_EMAIL="vivpoll-devel@example.org"
+export GIT_AUTHOR_NAME="$name" GIT_AUTHOR_EMAIL="$email"
 export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME" GIT_COMMITTER_EMAIL="$GIT_AUTHOR_EMAIL"
 export GIT_AUTHOR_DATE="2026-12-03T00:00:00Z" GIT_COMMITTER_DATE="2026-12-03T00:00:00Z"
 g() { git -C "$work" -c core.autocrlf=false "$@"; }
@@ -81,17 +88,17 @@ sed -i 's|^source "drivers/media/test-drivers/vivid/Kconfig"$|&\nsource "drivers
 	"$work/drivers/media/test-drivers/Kconfig"
 sed -i 's|^obj-$(CONFIG_VIDEO_VIVID) += vivid/$|&\nobj-$(CONFIG_VIDEO_VIVPOLL) += vivpoll/|' \
 	"$work/drivers/media/test-drivers/Makefile"
-python3 - "$work/MAINTAINERS" <<'PY'
+python3 - "$work/MAINTAINERS" "$ident" <<'PY'
 import sys
 p = sys.argv[1]
 s = open(p).read()
 entry = """VIVPOLL VIRTUAL CAPTURE DRIVER
-M:	vivpoll developers <vivpoll-devel@example.org>
+M:	%s
 L:	linux-media@vger.kernel.org
 S:	Maintained
 F:	drivers/media/test-drivers/vivpoll/
 
-"""
+""" % sys.argv[2]
 anchor = "VIVID VIRTUAL VIDEO DRIVER\n"
 i = s.index(anchor)
 j = s.index("\n\n", i) + 2
@@ -99,7 +106,7 @@ s = s[:j] + entry + s[j:]
 open(p, "w").write(s)
 PY
 g add -A
-g commit -q -F - <<'MSG'
+g commit -q -s -F - <<'MSG'
 media: test-drivers: add vivpoll, a capture driver with an on-demand engine
 
 vivpoll emulates a capture device with a DMA engine that runs only when
@@ -111,16 +118,14 @@ POLLPRI, i.e. for V4L2 events, never starts it.
 This makes the poll core's contract visible: since v3.4 a driver's
 ->poll() always gets a poll_table whose key carries the requested
 events, and poll_requested_events() reports them. The driver records
-the requested mask of every poll call, exposes it with the engine's
-starts, frames and drops in debugfs and as trace events, and raises
-control, source change, end-of-stream and frame sync events.
+the requested mask of every poll call in debugfs and as trace events,
+counts the engine's starts, frames and drops in read-only controls, and
+raises control, source change, end-of-stream and frame sync events.
 
 Capture uses vb2 (MMAP, USERPTR, DMABUF, read()) with vmalloc buffers;
 frames are drawn by v4l2-tpg. Two inputs: a camera and an HDMI-like
 input whose signal a control switches off and on. A KUnit suite covers
 the pure logic.
-
-Signed-off-by: vivpoll developers <vivpoll-devel@example.org>
 MSG
 
 # Patch 2: the admin-guide page.
@@ -129,14 +134,12 @@ if [ -f "$src/vivpoll.rst" ]; then
 	sed -i 's|^\tvivid$|&\n\tvivpoll|' "$work/Documentation/admin-guide/media/v4l-drivers.rst"
 	sed -i 's|^F:\tdrivers/media/test-drivers/vivpoll/$|F:\tDocumentation/admin-guide/media/vivpoll.rst\n&|' "$work/MAINTAINERS"
 	g add -A
-	g commit -q -F - <<'MSG'
+	g commit -q -s -F - <<'MSG'
 media: admin-guide: document vivpoll
 
 Describe what vivpoll emulates, its module parameters and controls, the
 poll semantics it demonstrates with examples, and how to test it with
 v4l2-compliance.
-
-Signed-off-by: vivpoll developers <vivpoll-devel@example.org>
 MSG
 fi
 

@@ -4,8 +4,9 @@
  *
  * vivpoll is a virtual V4L2 capture driver that makes the events a poll()
  * or select() asks for observable: its .poll records poll_requested_events()
- * and the frame engine can only be started by vb2 start_streaming, that is
- * by VIDIOC_STREAMON, read() or a poll() for POLLIN.
+ * (in debugfs, which no control can show without an ioctl of its own) and
+ * the frame engine can only be started by vb2 start_streaming, that is by
+ * VIDIOC_STREAMON, read() or a poll() for POLLIN.
  *
  * Each of the n_devs devices is a platform device vivpoll.N with its own
  * video node, so it can be unbound and bound through sysfs. The device
@@ -28,7 +29,7 @@
 #include "vivpoll-vid-cap.h"
 
 #define CREATE_TRACE_POINTS
-#include "vivpoll-trace.h"
+#include "vivpoll_trace.h"
 
 MODULE_DESCRIPTION("Virtual video capture driver observing poll requested events");
 MODULE_AUTHOR("The vivpoll authors");
@@ -42,55 +43,53 @@ unsigned int vivpoll_debug;
 module_param_named(debug, vivpoll_debug, uint, 0644);
 MODULE_PARM_DESC(debug, " debug level, 0-2 (default 0)");
 
-bool vivpoll_unthrottled;
-module_param_named(unthrottled, vivpoll_unthrottled, bool, 0644);
-MODULE_PARM_DESC(unthrottled,
-		 " benchmarks only: fill each buffer as soon as it is queued, ignoring the frame interval; read when streaming starts (default 0)");
-
 static struct platform_device *vivpoll_pdevs[VIVPOLL_MAX_DEVS];
 static struct dentry *vivpoll_debugfs_root;
 
-void vivpoll_get_stats(struct vivpoll_dev *dev, struct vivpoll_stats *stats)
+void vivpoll_get_poll_stats(struct vivpoll_dev *dev,
+			    struct vivpoll_poll_stats *stats)
 {
 	spin_lock(&dev->lock);
-	*stats = dev->stats;
+	*stats = dev->poll_stats;
 	spin_unlock(&dev->lock);
 }
 
-/* debugfs: the contract read by the vivpoll applications */
+/* debugfs: what the .poll calls requested, which no control says */
 
-#define VIVPOLL_DEBUGFS_U64(name, expr, fmt)				\
-static int vivpoll_dbgfs_##name##_get(void *data, u64 *val)		\
-{									\
-	struct vivpoll_stats stats;					\
-									\
-	vivpoll_get_stats(data, &stats);				\
-	*val = (expr);							\
-	return 0;							\
-}									\
-DEFINE_DEBUGFS_ATTRIBUTE(vivpoll_dbgfs_##name##_fops,			\
-			 vivpoll_dbgfs_##name##_get, NULL, fmt)
+static int vivpoll_dbgfs_poll_calls_get(void *data, u64 *val)
+{
+	struct vivpoll_poll_stats stats;
 
-VIVPOLL_DEBUGFS_U64(poll_calls, stats.poll_calls, "%llu\n");
-VIVPOLL_DEBUGFS_U64(poll_req_last, (__force u32)stats.poll_req_last,
-		    "0x%08llx\n");
-VIVPOLL_DEBUGFS_U64(engine_starts, stats.engine_starts, "%llu\n");
-VIVPOLL_DEBUGFS_U64(frames, stats.frames, "%llu\n");
-VIVPOLL_DEBUGFS_U64(drops, stats.drops, "%llu\n");
-VIVPOLL_DEBUGFS_U64(engine_running, stats.engine_running, "%llu\n");
+	vivpoll_get_poll_stats(data, &stats);
+	*val = stats.calls;
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(vivpoll_dbgfs_poll_calls_fops,
+			 vivpoll_dbgfs_poll_calls_get, NULL, "%llu\n");
+
+static int vivpoll_dbgfs_poll_req_last_get(void *data, u64 *val)
+{
+	struct vivpoll_poll_stats stats;
+
+	vivpoll_get_poll_stats(data, &stats);
+	*val = (__force u32)stats.req_last;
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(vivpoll_dbgfs_poll_req_last_fops,
+			 vivpoll_dbgfs_poll_req_last_get, NULL, "0x%08llx\n");
 
 /* poll_req_seen: reading shows the OR of the masks, writing resets it */
 static ssize_t vivpoll_dbgfs_req_seen_read(struct file *file,
 					   char __user *ubuf,
 					   size_t count, loff_t *ppos)
 {
-	struct vivpoll_stats stats;
+	struct vivpoll_poll_stats stats;
 	char buf[16];
 	int len;
 
-	vivpoll_get_stats(file->private_data, &stats);
+	vivpoll_get_poll_stats(file->private_data, &stats);
 	len = scnprintf(buf, sizeof(buf), "0x%08x\n",
-			(__force u32)stats.poll_req_seen);
+			(__force u32)stats.req_seen);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
@@ -101,7 +100,7 @@ static ssize_t vivpoll_dbgfs_req_seen_write(struct file *file,
 	struct vivpoll_dev *dev = file->private_data;
 
 	spin_lock(&dev->lock);
-	dev->stats.poll_req_seen = 0;
+	dev->poll_stats.req_seen = 0;
 	spin_unlock(&dev->lock);
 	return count;
 }
@@ -126,14 +125,6 @@ static void vivpoll_debugfs_init(struct vivpoll_dev *dev)
 				   &vivpoll_dbgfs_poll_req_last_fops);
 	debugfs_create_file("poll_req_seen", 0644, dir, dev,
 			    &vivpoll_dbgfs_req_seen_fops);
-	debugfs_create_file_unsafe("engine_starts", 0444, dir, dev,
-				   &vivpoll_dbgfs_engine_starts_fops);
-	debugfs_create_file_unsafe("frames", 0444, dir, dev,
-				   &vivpoll_dbgfs_frames_fops);
-	debugfs_create_file_unsafe("drops", 0444, dir, dev,
-				   &vivpoll_dbgfs_drops_fops);
-	debugfs_create_file_unsafe("engine_running", 0444, dir, dev,
-				   &vivpoll_dbgfs_engine_running_fops);
 }
 
 /* Called when the last reference to the v4l2_device is dropped */

@@ -19,7 +19,7 @@
 #include <media/videobuf2-v4l2.h>
 
 #include "vivpoll-logic.h"
-#include "vivpoll-uapi.h"
+#include "vivpoll-cids.h"
 
 #define VIVPOLL_NAME		"vivpoll"
 #define VIVPOLL_MAX_DEVS	8
@@ -28,10 +28,9 @@
 
 /* Text lines drawn over every frame, 16 pixels apart */
 #define VIVPOLL_TEXT_LINES	4
-#define VIVPOLL_TEXT_LEN	48
+#define VIVPOLL_TEXT_LEN	VIVPOLL_CLOCK_TEXT_LEN
 
 extern unsigned int vivpoll_debug;
-extern bool vivpoll_unthrottled;
 
 #define vivpoll_dbg(level, dev, fmt, arg...) \
 	v4l2_dbg(level, vivpoll_debug, &(dev)->v4l2_dev, fmt, ## arg)
@@ -40,36 +39,22 @@ extern bool vivpoll_unthrottled;
  * struct vivpoll_buffer - a capture buffer
  * @vb: the vb2 buffer, must be first
  * @list: entry in &vivpoll_dev.buf_list while owned by the driver
- * @pattern_gen: &vivpoll_dev.pattern_gen of the test pattern the buffer
- *	holds under its text, 0 if unknown; only set while no one but the
- *	engine can write the buffer (see vivpoll_engine_fill())
- * @text: the text lines the buffer holds when @pattern_gen is set
  */
 struct vivpoll_buffer {
 	struct vb2_v4l2_buffer vb;
 	struct list_head list;
-	u64 pattern_gen;
-	char text[VIVPOLL_TEXT_LINES][VIVPOLL_TEXT_LEN];
 };
 
 /**
- * struct vivpoll_stats - counters shown by debugfs and the controls
- * @engine_starts: number of times the engine was started
- * @frames: number of frames produced since load
- * @drops: number of frame slots without a queued buffer since load
- * @engine_running: the engine thread is running
- * @poll_calls: number of calls of the driver's .poll
- * @poll_req_last: requested events of the last .poll call
- * @poll_req_seen: OR of all requested events since the last reset
+ * struct vivpoll_poll_stats - what the .poll calls requested (debugfs)
+ * @calls: number of calls of the driver's .poll
+ * @req_last: requested events of the last .poll call
+ * @req_seen: OR of all requested events since the last reset
  */
-struct vivpoll_stats {
-	u64 engine_starts;
-	u64 frames;
-	u64 drops;
-	bool engine_running;
-	u64 poll_calls;
-	__poll_t poll_req_last;
-	__poll_t poll_req_seen;
+struct vivpoll_poll_stats {
+	u64 calls;
+	__poll_t req_last;
+	__poll_t req_seen;
 };
 
 /**
@@ -79,8 +64,7 @@ struct vivpoll_stats {
  * @tpf: frame interval of the slots counted from @start_ns
  * @slot: next frame slot, counted from @start_ns
  * @counts: sequence number, frames and drops of this run
- * @unthrottled: produce a frame whenever a buffer is queued, ignoring @tpf
- *	(the bench-only module parameter, read at the start of the run)
+ * @unthrottled: the Unthrottled control when the run started
  * @pattern: the test pattern rendered once, copied into the buffers; NULL
  *	if it could not be allocated (every frame is then rendered)
  * @pattern_gen: the &vivpoll_dev.pattern_gen @pattern was rendered for
@@ -120,12 +104,18 @@ struct vivpoll_run {
  *	by vivpoll_pattern_changed() whenever the pattern would look different
  * @in_qbuf: VIDIOC_QBUF is running, protected by @mutex
  * @qbuf_list: buffers queued by the running VIDIOC_QBUF, protected by @mutex
- * @lock: protects @buf_list, @engine_wants_buffer, @bufs_shared and @stats
+ * @lock: protects @buf_list, @engine_wants_buffer and @poll_stats
  * @buf_list: buffers queued to the engine and not yet filled
  * @engine_wants_buffer: @engine sleeps until a buffer is queued
- * @bufs_shared: a buffer of the queue was mapped writable or exported since
- *	the buffers were allocated: someone else may write into them
- * @stats: counters
+ * @poll_stats: what the .poll calls requested
+ * @ctrl_running: the Engine Running control
+ * @ctrl_starts: the Engine Starts control
+ * @ctrl_frames: the Frames Produced control
+ * @ctrl_drops: the Frames Dropped control
+ * @ctrl_unthrottled: the Unthrottled control
+ * @starts: engine starts since the device was created, protected by @mutex
+ * @frames: frames produced since the device was created, by @engine only
+ * @drops: frame slots dropped since the device was created, by @engine only
  * @engine: the frame engine thread, NULL when stopped
  * @engine_wq: wakes up @engine when a buffer is queued while it waits
  * @run: state of the current or last run of @engine
@@ -157,12 +147,21 @@ struct vivpoll_dev {
 	bool in_qbuf;
 	struct list_head qbuf_list;
 
-	/* protects buf_list, the two flags and stats; process context only */
+	/* protects buf_list, engine_wants_buffer and poll_stats */
 	spinlock_t lock;
 	struct list_head buf_list;
 	bool engine_wants_buffer;
-	bool bufs_shared;
-	struct vivpoll_stats stats;
+	struct vivpoll_poll_stats poll_stats;
+
+	/* the counters, shown by these read-only controls */
+	struct v4l2_ctrl *ctrl_running;
+	struct v4l2_ctrl *ctrl_starts;
+	struct v4l2_ctrl *ctrl_frames;
+	struct v4l2_ctrl *ctrl_drops;
+	struct v4l2_ctrl *ctrl_unthrottled;
+	u64 starts;
+	u64 frames;
+	u64 drops;
 
 	struct task_struct *engine;
 	wait_queue_head_t engine_wq;
@@ -183,6 +182,7 @@ static inline void vivpoll_pattern_changed(struct vivpoll_dev *dev)
 	dev->pattern_gen++;
 }
 
-void vivpoll_get_stats(struct vivpoll_dev *dev, struct vivpoll_stats *stats);
+void vivpoll_get_poll_stats(struct vivpoll_dev *dev,
+			    struct vivpoll_poll_stats *stats);
 
 #endif

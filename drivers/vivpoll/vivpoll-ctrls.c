@@ -2,9 +2,12 @@
 /*
  * Controls and events of the vivpoll capture driver
  *
- * The picture controls feed the test pattern generator. The private
- * controls (see vivpoll-uapi.h) expose the engine counters, raise an EOS
- * event and switch the signal of the HDMI input. Events, all signalled
+ * The picture controls feed the test pattern generator. The controls of
+ * the vivpoll class (see vivpoll-cids.h) show the engine counters, raise
+ * an EOS event, switch the signal of the HDMI input and let the engine run
+ * unthrottled. The counters are read-only controls the driver sets when
+ * they change, so that every reader (VIDIOC_G_EXT_CTRLS, control events,
+ * VIDIOC_LOG_STATUS) sees the same values. Events, all signalled
  * through POLLPRI: control changes, source changes, EOS and a FRAME_SYNC
  * event at the start of every frame while streaming.
  */
@@ -60,6 +63,13 @@ static int vivpoll_s_ctrl(struct v4l2_ctrl *ctrl)
 	struct vivpoll_dev *dev = ctrl_to_vivpoll(ctrl);
 
 	switch (ctrl->id) {
+	case VIVPOLL_CID_ENGINE_RUNNING:
+	case VIVPOLL_CID_ENGINE_STARTS:
+	case VIVPOLL_CID_FRAMES:
+	case VIVPOLL_CID_DROPS:
+	case VIVPOLL_CID_UNTHROTTLED:
+		/* set by the driver, or read when streaming starts */
+		return 0;
 	case VIVPOLL_CID_RAISE_EOS:
 		vivpoll_queue_eos(dev);
 		return 0;
@@ -94,35 +104,17 @@ static int vivpoll_s_ctrl(struct v4l2_ctrl *ctrl)
 	return 0;
 }
 
-static int vivpoll_g_volatile_ctrl(struct v4l2_ctrl *ctrl)
-{
-	struct vivpoll_dev *dev = ctrl_to_vivpoll(ctrl);
-	struct vivpoll_stats stats;
-
-	vivpoll_get_stats(dev, &stats);
-	switch (ctrl->id) {
-	case VIVPOLL_CID_ENGINE_RUNNING:
-		ctrl->val = stats.engine_running;
-		break;
-	case VIVPOLL_CID_ENGINE_STARTS:
-		*ctrl->p_new.p_s64 = stats.engine_starts;
-		break;
-	case VIVPOLL_CID_FRAMES:
-		*ctrl->p_new.p_s64 = stats.frames;
-		break;
-	case VIVPOLL_CID_DROPS:
-		*ctrl->p_new.p_s64 = stats.drops;
-		break;
-	}
-	return 0;
-}
-
 static const struct v4l2_ctrl_ops vivpoll_ctrl_ops = {
-	.g_volatile_ctrl = vivpoll_g_volatile_ctrl,
 	.s_ctrl = vivpoll_s_ctrl,
 };
 
-#define VIVPOLL_RO_FLAGS	(V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_VOLATILE)
+static const struct v4l2_ctrl_config vivpoll_ctrl_class = {
+	.ops = &vivpoll_ctrl_ops,
+	.flags = V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_WRITE_ONLY,
+	.id = VIVPOLL_CID_VIVPOLL_CLASS,
+	.name = "Vivpoll Controls",
+	.type = V4L2_CTRL_TYPE_CTRL_CLASS,
+};
 
 static const struct v4l2_ctrl_config vivpoll_ctrl_engine_running = {
 	.ops = &vivpoll_ctrl_ops,
@@ -131,7 +123,7 @@ static const struct v4l2_ctrl_config vivpoll_ctrl_engine_running = {
 	.type = V4L2_CTRL_TYPE_BOOLEAN,
 	.max = 1,
 	.step = 1,
-	.flags = VIVPOLL_RO_FLAGS,
+	.flags = V4L2_CTRL_FLAG_READ_ONLY,
 };
 
 static const struct v4l2_ctrl_config vivpoll_ctrl_engine_starts = {
@@ -141,7 +133,7 @@ static const struct v4l2_ctrl_config vivpoll_ctrl_engine_starts = {
 	.type = V4L2_CTRL_TYPE_INTEGER64,
 	.max = S64_MAX,
 	.step = 1,
-	.flags = VIVPOLL_RO_FLAGS,
+	.flags = V4L2_CTRL_FLAG_READ_ONLY,
 };
 
 static const struct v4l2_ctrl_config vivpoll_ctrl_frames = {
@@ -151,7 +143,7 @@ static const struct v4l2_ctrl_config vivpoll_ctrl_frames = {
 	.type = V4L2_CTRL_TYPE_INTEGER64,
 	.max = S64_MAX,
 	.step = 1,
-	.flags = VIVPOLL_RO_FLAGS,
+	.flags = V4L2_CTRL_FLAG_READ_ONLY,
 };
 
 static const struct v4l2_ctrl_config vivpoll_ctrl_drops = {
@@ -161,7 +153,7 @@ static const struct v4l2_ctrl_config vivpoll_ctrl_drops = {
 	.type = V4L2_CTRL_TYPE_INTEGER64,
 	.max = S64_MAX,
 	.step = 1,
-	.flags = VIVPOLL_RO_FLAGS,
+	.flags = V4L2_CTRL_FLAG_READ_ONLY,
 };
 
 static const struct v4l2_ctrl_config vivpoll_ctrl_raise_eos = {
@@ -181,32 +173,47 @@ static const struct v4l2_ctrl_config vivpoll_ctrl_hdmi_signal = {
 	.def = 1,
 };
 
-static const struct v4l2_ctrl_config * const vivpoll_custom_ctrls[] = {
-	&vivpoll_ctrl_engine_running,
-	&vivpoll_ctrl_engine_starts,
-	&vivpoll_ctrl_frames,
-	&vivpoll_ctrl_drops,
-	&vivpoll_ctrl_raise_eos,
-	&vivpoll_ctrl_hdmi_signal,
+/* Like vivid's Reduced Framerate: a stream property, not a picture one */
+static const struct v4l2_ctrl_config vivpoll_ctrl_unthrottled = {
+	.ops = &vivpoll_ctrl_ops,
+	.id = VIVPOLL_CID_UNTHROTTLED,
+	.name = "Unthrottled",
+	.type = V4L2_CTRL_TYPE_BOOLEAN,
+	.max = 1,
+	.step = 1,
 };
 
 int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 {
 	struct v4l2_ctrl_handler *hdl = &dev->ctrl_handler;
 	const struct v4l2_ctrl_ops *ops = &vivpoll_ctrl_ops;
-	unsigned int i;
 	int ret;
 
-	v4l2_ctrl_handler_init(hdl, 5 + ARRAY_SIZE(vivpoll_custom_ctrls));
+	v4l2_ctrl_handler_init(hdl, 14);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_BRIGHTNESS, 0, 255, 1, 128);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_CONTRAST, 0, 255, 1, 128);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_SATURATION, 0, 255, 1, 128);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_HUE, -128, 128, 1, 0);
+	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_MIN_BUFFERS_FOR_CAPTURE,
+			  VIVPOLL_MIN_BUFFERS, VIVPOLL_MIN_BUFFERS, 1,
+			  VIVPOLL_MIN_BUFFERS);
 	v4l2_ctrl_new_std_menu_items(hdl, ops, V4L2_CID_TEST_PATTERN,
 				     TPG_PAT_NOISE, 0, TPG_PAT_75_COLORBAR,
 				     tpg_pattern_strings);
-	for (i = 0; i < ARRAY_SIZE(vivpoll_custom_ctrls); i++)
-		v4l2_ctrl_new_custom(hdl, vivpoll_custom_ctrls[i], NULL);
+	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_class, NULL);
+	dev->ctrl_running = v4l2_ctrl_new_custom(hdl,
+						 &vivpoll_ctrl_engine_running,
+						 NULL);
+	dev->ctrl_starts = v4l2_ctrl_new_custom(hdl,
+						&vivpoll_ctrl_engine_starts,
+						NULL);
+	dev->ctrl_frames = v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_frames, NULL);
+	dev->ctrl_drops = v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_drops, NULL);
+	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_raise_eos, NULL);
+	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_hdmi_signal, NULL);
+	dev->ctrl_unthrottled = v4l2_ctrl_new_custom(hdl,
+						     &vivpoll_ctrl_unthrottled,
+						     NULL);
 
 	ret = hdl->error;
 	if (ret) {
@@ -216,6 +223,32 @@ int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 
 	dev->v4l2_dev.ctrl_handler = hdl;
 	return v4l2_ctrl_handler_setup(hdl);
+}
+
+/*
+ * The engine started (@running) or stopped; called from the vb2
+ * start_streaming and stop_streaming ops, with dev->mutex held.
+ */
+void vivpoll_ctrls_engine_running(struct vivpoll_dev *dev, bool running)
+{
+	if (running)
+		v4l2_ctrl_s_ctrl_int64(dev->ctrl_starts, ++dev->starts);
+	v4l2_ctrl_s_ctrl(dev->ctrl_running, running);
+	/* the interval counts from the start of the run */
+	v4l2_ctrl_grab(dev->ctrl_unthrottled, running);
+}
+
+/* @frames more frames and @drops more drops; called by the engine thread */
+void vivpoll_ctrls_count(struct vivpoll_dev *dev, u64 frames, u64 drops)
+{
+	if (frames) {
+		dev->frames += frames;
+		v4l2_ctrl_s_ctrl_int64(dev->ctrl_frames, dev->frames);
+	}
+	if (drops) {
+		dev->drops += drops;
+		v4l2_ctrl_s_ctrl_int64(dev->ctrl_drops, dev->drops);
+	}
 }
 
 void vivpoll_ctrls_free(struct vivpoll_dev *dev)

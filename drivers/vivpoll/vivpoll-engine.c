@@ -2,42 +2,28 @@
 /*
  * The simulated capture DMA engine
  *
- * The engine is a kthread, not an hrtimer. Filling a large frame with the
- * test pattern generator takes milliseconds, and many times that on an
- * emulated CPU: far too long for the hard-irq context of an hrtimer
- * callback, which would then need a workqueue hop for every frame. A
- * kthread that sleeps until an absolute CLOCK_MONOTONIC deadline with
- * schedule_hrtimeout_range() gets the same precise wakeups, may sleep on
- * gen_lock while it fills a buffer, and kthread_stop() gives
- * stop_streaming a simple synchronous stop.
+ * A kthread, not an hrtimer: filling a frame takes milliseconds, too long
+ * for hard-irq context. It sleeps until an absolute CLOCK_MONOTONIC
+ * deadline, and kthread_stop() gives stop_streaming a synchronous stop.
  *
- * Frame slot n of a run is due at start + n * timeperframe; the engine
- * never sleeps for a fixed time, so the frame rate does not drift. Every
- * slot queues a V4L2_EVENT_FRAME_SYNC event, then fills the oldest queued
- * buffer or, if no buffer is queued before the next slot is due, counts a
- * drop. The sequence number advances in both cases, so drops show up as
- * sequence gaps. The buffer timestamp is the due time of its slot, the
- * start of the frame.
+ * Frame slot n of a run is due at start + n * timeperframe, and its
+ * sequence number and timestamp follow from n. Every slot queues a
+ * V4L2_EVENT_FRAME_SYNC event, then fills the oldest queued buffer or, if
+ * none is queued before the next slot is due, counts a drop. A thread a
+ * few slots late produces them one after the other; further behind, the
+ * slots it missed are dropped (see vivpoll_catch_up()). The time base
+ * never moves: each drop skips a sequence number.
  *
- * Only the application can cause drops. When the engine thread itself
- * wakes up late, it produces the slots it missed one after the other; if
- * it is more than a few frame intervals late, it moves its start time by
- * that delay instead (see vivpoll_time_base_shift_ns()), rather than
- * producing all missed slots in a burst or counting them as dropped.
+ * With the Unthrottled control set when streaming starts, there are no
+ * slots: the engine fills a buffer as soon as one is queued, timestamped
+ * when it starts on it, and never drops a frame.
  *
- * With the bench-only module parameter unthrottled set when streaming
- * starts, there are no slots: the engine fills a buffer as soon as one is
- * queued, timestamped when it starts on it, and never drops a frame.
- *
- * The test pattern only changes with the format and the controls, so the
- * engine renders it once into a buffer of its own and copies it into each
- * capture buffer, then draws the text lines (time and frame counter,
- * timestamp, device) over the copy. A buffer that no one but the engine
- * can have written since it last filled it (see vivpoll_engine_fill())
- * still holds the pattern: only the characters that changed are redrawn.
- * The engine is only woken up by a queued buffer when it waits for one.
+ * The test pattern only changes with the format and the controls: it is
+ * rendered once into a buffer of the engine and copied into each capture
+ * buffer, then the text lines are drawn over the copy.
  */
 
+#include <linux/freezer.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
@@ -51,8 +37,9 @@
 #include <media/v4l2-event.h>
 
 #include "vivpoll-core.h"
+#include "vivpoll-ctrls.h"
 #include "vivpoll-engine.h"
-#include "vivpoll-trace.h"
+#include "vivpoll_trace.h"
 
 /* Take the oldest buffer queued to the driver, if any */
 static struct vivpoll_buffer *vivpoll_engine_take_buffer(struct vivpoll_dev *dev)
@@ -85,8 +72,8 @@ static bool vivpoll_engine_have_buffer(struct vivpoll_dev *dev)
 
 /*
  * Sleep until @until_ns (CLOCK_MONOTONIC; KTIME_MAX: no time limit) or, if
- * @want_buffer, until a buffer is queued. Return true if the thread is
- * asked to stop.
+ * @want_buffer, until a buffer is queued, or until the system freezes.
+ * Return true if the thread is asked to stop.
  */
 static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 				bool want_buffer)
@@ -105,6 +92,8 @@ static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 			break;
 		if (want_buffer && vivpoll_engine_have_buffer(dev))
 			break;
+		if (freezing(current))
+			break;
 		/* NULL: no timer at all rather than one that never fires */
 		schedule_hrtimeout_range(until_ns == KTIME_MAX ? NULL : &expires,
 					 0, HRTIMER_MODE_ABS);
@@ -119,11 +108,9 @@ static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 }
 
 /*
- * Copy @size bytes of a picture. Whole pages, when both sides are page
- * aligned (vmalloc memory: the pattern and MMAP buffers), are copied with
- * copy_page(), the kernel's page copy: on x86 it moves 8 bytes per step,
- * where memcpy() on a CPU with ERMS moves one (rep movsb, fast in silicon
- * but emulated byte by byte by QEMU's TCG, 10 times slower there).
+ * Copy @size bytes of a picture: whole pages with copy_page() when both
+ * sides are page aligned (vmalloc memory: the pattern and MMAP buffers),
+ * which beats memcpy() where that is "rep movsb" on an emulated CPU.
  * copy_page() is not instrumented by KASAN: with KASAN, memcpy() only.
  */
 static void vivpoll_engine_copy(u8 *dst, u8 *src, size_t size)
@@ -143,15 +130,12 @@ static void vivpoll_engine_text(struct vivpoll_dev *dev,
 				char text[VIVPOLL_TEXT_LINES][VIVPOLL_TEXT_LEN])
 {
 	u64 ts = buf->vb.vb2_buf.timestamp;
-	u32 ms, rem_ns;
+	u32 rem_ns;
 	u64 secs;
 
-	ms = div_u64(ts - dev->run.stream_start_ns, NSEC_PER_MSEC);
+	vivpoll_clock_text(text[0], VIVPOLL_TEXT_LEN,
+			   ts - dev->run.stream_start_ns, buf->vb.sequence);
 	secs = div_u64_rem(ts, NSEC_PER_SEC, &rem_ns);
-
-	snprintf(text[0], VIVPOLL_TEXT_LEN, " %02u:%02u:%02u.%03u frame %u",
-		 ms / 3600000 % 100, ms / 60000 % 60, ms / 1000 % 60,
-		 ms % 1000, buf->vb.sequence);
 	snprintf(text[1], VIVPOLL_TEXT_LEN, " ts %llu.%06u", secs,
 		 rem_ns / (u32)NSEC_PER_USEC);
 	snprintf(text[2], VIVPOLL_TEXT_LEN, " %s %s", dev->v4l2_dev.name,
@@ -161,27 +145,21 @@ static void vivpoll_engine_text(struct vivpoll_dev *dev,
 }
 
 /*
- * Fill @buf, mapped at @vbuf, with the picture and its text. @private: no
- * one but the engine can have written the buffer since it last filled it:
- * MMAP memory of a queue none of whose buffers was mapped writable or
- * exported as a DMABUF (see vivpoll_mmap() and vid_cap_expbuf()). Only
- * then may the engine trust what it recorded in @buf the last time.
+ * Fill @buf, mapped at @vbuf, with the picture and its text: a copy of the
+ * cached pattern, or a rendered picture where it differs in every frame.
  *
- * run->pattern is only written by this thread (and allocated and freed
- * while it does not run), so the copy of a whole frame from it is made
+ * run->pattern is only written by this thread (and allocated, first
+ * rendered and freed while it does not run), so the copy from it is made
  * without gen_lock: a control set meanwhile does not wait for it.
  */
 static void vivpoll_engine_fill(struct vivpoll_dev *dev,
-				struct vivpoll_buffer *buf, u8 *vbuf,
-				bool private)
+				struct vivpoll_buffer *buf, u8 *vbuf)
 {
 	char text[VIVPOLL_TEXT_LINES][VIVPOLL_TEXT_LEN] = {};
-	unsigned int first[VIVPOLL_TEXT_LINES], len[VIVPOLL_TEXT_LINES];
 	struct vivpoll_run *run = &dev->run;
 	struct tpg_data *tpg = &dev->tpg;
 	u8 *basep[TPG_MAX_PLANES][2];
-	char part[VIVPOLL_TEXT_LEN];
-	bool no_signal, redraw = true;
+	bool no_signal;
 	unsigned int i;
 	u32 copy = 0;	/* bytes to copy from the cached pattern */
 
@@ -193,24 +171,13 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 		/* Noise differs in every frame: render the whole picture */
 		tpg_s_quality(tpg, no_signal ? TPG_QUAL_NOISE : TPG_QUAL_COLOR, 0);
 		tpg_fill_plane_buffer(tpg, 0, 0, vbuf);
-		buf->pattern_gen = 0;
 	} else {
 		tpg_s_quality(tpg, TPG_QUAL_COLOR, 0);
 		if (run->pattern_gen != dev->pattern_gen) {
 			tpg_fill_plane_buffer(tpg, 0, 0, run->pattern);
 			run->pattern_gen = dev->pattern_gen;
 		}
-		/* Does the buffer still hold this pattern and a longer text? */
-		if (private && buf->pattern_gen == run->pattern_gen) {
-			redraw = false;
-			for (i = 0; i < VIVPOLL_TEXT_LINES && !redraw; i++)
-				redraw = !vivpoll_text_span(buf->text[i], text[i],
-							    &first[i], &len[i]);
-		}
-		if (redraw) {
-			copy = dev->sizeimage;
-			buf->pattern_gen = private ? run->pattern_gen : 0;
-		}
+		copy = dev->sizeimage;
 	}
 
 	if (copy) {
@@ -218,21 +185,10 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 		vivpoll_engine_copy(vbuf, run->pattern, copy);
 		mutex_lock(&dev->gen_lock);
 	}
-	if (redraw) {
-		for (i = 0; i < VIVPOLL_TEXT_LINES; i++) {
-			first[i] = 0;
-			len[i] = strlen(text[i]);
-		}
-	}
 	tpg_calc_text_basep(tpg, basep, 0, vbuf);
-	for (i = 0; i < VIVPOLL_TEXT_LINES; i++) {
-		if (!len[i])
-			continue;
-		memcpy(part, text[i] + first[i], len[i]);
-		part[len[i]] = '\0';
-		tpg_gen_text(tpg, basep, 16 + 16 * i, 16 + 8 * first[i], part);
-	}
-	memcpy(buf->text, text, sizeof(buf->text));
+	for (i = 0; i < VIVPOLL_TEXT_LINES; i++)
+		if (text[i][0])
+			tpg_gen_text(tpg, basep, 16 + 16 * i, 16, text[i]);
 	mutex_unlock(&dev->gen_lock);
 }
 
@@ -244,22 +200,12 @@ static void vivpoll_engine_deliver(struct vivpoll_dev *dev,
 				   struct vivpoll_buffer *buf, u64 ts)
 {
 	enum vb2_buffer_state state = VB2_BUF_STATE_DONE;
-	bool private = false;
 	unsigned int index;
 	u32 sequence;
 	u8 *vbuf;
 
-	spin_lock(&dev->lock);
-	if (buf) {
-		dev->stats.frames++;
-		private = !dev->bufs_shared &&
-			  buf->vb.vb2_buf.memory == VB2_MEMORY_MMAP;
-	} else {
-		dev->stats.drops++;
-	}
-	spin_unlock(&dev->lock);
-
 	sequence = vivpoll_count_slot(&dev->run.counts, !!buf);
+	vivpoll_ctrls_count(dev, !!buf, !buf);
 	if (!buf) {
 		trace_vivpoll_frame(dev->inst, sequence, -1);
 		vivpoll_dbg(2, dev, "frame %u dropped, no buffer\n", sequence);
@@ -272,7 +218,7 @@ static void vivpoll_engine_deliver(struct vivpoll_dev *dev,
 	buf->vb.vb2_buf.timestamp = ts;
 	vbuf = vb2_plane_vaddr(&buf->vb.vb2_buf, 0);
 	if (vbuf)
-		vivpoll_engine_fill(dev, buf, vbuf, private);
+		vivpoll_engine_fill(dev, buf, vbuf);
 	else
 		state = VB2_BUF_STATE_ERROR;
 	trace_vivpoll_frame(dev->inst, sequence, index);
@@ -355,18 +301,37 @@ static void vivpoll_engine_update_interval(struct vivpoll_dev *dev)
 	run->tpf = tpf;
 }
 
+/*
+ * Before producing the next slot: if the thread fell too far behind, the
+ * slots that went by were missed, each a drop with its sequence skipped.
+ */
+static void vivpoll_engine_catch_up(struct vivpoll_dev *dev)
+{
+	struct vivpoll_run *run = &dev->run;
+	u64 slot = vivpoll_catch_up(&run->counts, run->slot,
+				    ktime_get_ns() - run->start_ns, &run->tpf);
+	u64 missed = slot - run->slot;
+
+	if (!missed)
+		return;
+	run->slot = slot;
+	vivpoll_ctrls_count(dev, 0, missed);
+	vivpoll_dbg(1, dev, "engine late: %llu frame slots dropped\n", missed);
+}
+
 static int vivpoll_engine_thread(void *data)
 {
 	struct vivpoll_dev *dev = data;
 	struct vivpoll_run *run = &dev->run;
 
+	set_freezable();
 	vivpoll_dbg(1, dev, "engine thread started%s\n",
 		    run->unthrottled ? ", unthrottled" : "");
 	for (;;) {
 		u64 due = run->start_ns +
 			  vivpoll_frame_due_ns(run->slot, &run->tpf);
-		u64 shift;
 
+		try_to_freeze();
 		if (run->unthrottled) {
 			if (vivpoll_engine_unthrottled_tick(dev))
 				break;
@@ -375,14 +340,7 @@ static int vivpoll_engine_thread(void *data)
 		}
 		if (vivpoll_engine_wait(dev, due, false))
 			break;
-		shift = vivpoll_time_base_shift_ns(run->slot,
-						   ktime_get_ns() - run->start_ns,
-						   &run->tpf);
-		if (shift) {
-			run->start_ns += shift;
-			vivpoll_dbg(1, dev, "engine was held up for %llu us\n",
-				    div_u64(shift, NSEC_PER_USEC));
-		}
+		vivpoll_engine_catch_up(dev);
 		vivpoll_engine_tick(dev);
 		vivpoll_engine_update_interval(dev);
 		cond_resched();
@@ -404,7 +362,7 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 		return -EBUSY;
 
 	memset(run, 0, sizeof(*run));
-	run->unthrottled = READ_ONCE(vivpoll_unthrottled);
+	run->unthrottled = v4l2_ctrl_g_ctrl(dev->ctrl_unthrottled);
 	mutex_lock(&dev->gen_lock);
 	run->tpf = dev->timeperframe;
 	/*
@@ -413,23 +371,24 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 	 */
 	run->pattern = __vmalloc(dev->sizeimage, GFP_KERNEL | __GFP_ZERO |
 				 __GFP_NOWARN);
+	/* Render it now: slot 0 is due when the thread starts */
+	if (run->pattern && dev->tpg.pattern != TPG_PAT_NOISE) {
+		tpg_s_quality(&dev->tpg, TPG_QUAL_COLOR, 0);
+		tpg_fill_plane_buffer(&dev->tpg, 0, 0, run->pattern);
+		run->pattern_gen = dev->pattern_gen;
+	}
 	mutex_unlock(&dev->gen_lock);
 	run->start_ns = ktime_get_ns();
 	run->stream_start_ns = run->start_ns;
 
-	spin_lock(&dev->lock);
-	dev->stats.engine_starts++;
-	dev->stats.engine_running = true;
-	spin_unlock(&dev->lock);
+	vivpoll_ctrls_engine_running(dev, true);
 	trace_vivpoll_engine_start(dev->inst);
 
 	thread = kthread_run(vivpoll_engine_thread, dev, "%s-engine",
 			     dev->v4l2_dev.name);
 	if (IS_ERR(thread)) {
 		v4l2_err(&dev->v4l2_dev, "cannot start the engine thread\n");
-		spin_lock(&dev->lock);
-		dev->stats.engine_running = false;
-		spin_unlock(&dev->lock);
+		vivpoll_ctrls_engine_running(dev, false);
 		trace_vivpoll_engine_stop(dev->inst, 0, 0);
 		vfree(run->pattern);
 		run->pattern = NULL;
@@ -452,9 +411,7 @@ void vivpoll_engine_stop(struct vivpoll_dev *dev)
 	vfree(run->pattern);
 	run->pattern = NULL;
 
-	spin_lock(&dev->lock);
-	dev->stats.engine_running = false;
-	spin_unlock(&dev->lock);
+	vivpoll_ctrls_engine_running(dev, false);
 	trace_vivpoll_engine_stop(dev->inst, run->counts.frames,
 				  run->counts.drops);
 	vivpoll_dbg(1, dev, "engine stopped after %llu frames, %llu drops\n",

@@ -1,50 +1,62 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests of the pure helpers of vivpoll
+ * KUnit tests of the helpers that decide what vivpoll does: buffer counts
+ * and sizes, frame slots, drops and sequence numbers, the drawn clock
  *
  * Built as vivpoll_kunit.ko; the suite "vivpoll" runs when it is loaded.
  */
 
 #include <kunit/test.h>
 #include <linux/module.h>
-#include <linux/poll.h>
 #include <linux/string.h>
 #include <linux/time64.h>
 
 #include "vivpoll-logic.h"
 
-/* What select() asks for: POLLIN_SET, POLLOUT_SET, POLLEX_SET in fs/select.c */
-#define SELECT_IN	(EPOLLRDNORM | EPOLLRDBAND | EPOLLIN | EPOLLHUP | \
-			 EPOLLERR | EPOLLNVAL)
-#define SELECT_OUT	(EPOLLWRBAND | EPOLLWRNORM | EPOLLOUT | EPOLLERR | \
-			 EPOLLNVAL)
-#define SELECT_EX	(EPOLLPRI | EPOLLNVAL)
-
-static void vivpoll_test_poll_rule(struct kunit *test)
+static void vivpoll_test_buffer_count(struct kunit *test)
 {
-	/* select() on exceptfds only, or poll(POLLPRI): never starts */
-	KUNIT_EXPECT_FALSE(test, vivpoll_poll_may_start_engine(SELECT_EX, false));
-	KUNIT_EXPECT_FALSE(test, vivpoll_poll_may_start_engine(EPOLLPRI, false));
-	KUNIT_EXPECT_FALSE(test, vivpoll_poll_may_start_engine(SELECT_OUT | SELECT_EX, false));
+	/* VIDIOC_REQBUFS: raised to what the engine needs, no further */
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 1, false, false),
+			VIVPOLL_MIN_BUFFERS);
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 2, false, false),
+			VIVPOLL_MIN_BUFFERS);
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 3, false, false), 3);
+	/* GStreamer asks for 4 and must get 4 */
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 4, false, false), 4);
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(2, 1, false, false),
+			VIVPOLL_MIN_BUFFERS - 2);
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 32, false, false),
+			32);
+	/* read(): vb2 asks for one */
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 1, false, true),
+			VIVPOLL_READ_BUFFERS);
+	/* VIDIOC_CREATE_BUFS: never raised */
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 1, true, false), 1);
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(1, 1, true, false), 1);
+	KUNIT_EXPECT_EQ(test, vivpoll_buffers_to_allocate(0, 0, true, false), 0);
+	KUNIT_EXPECT_LE(test, VIVPOLL_MIN_BUFFERS, 3);
+}
 
-	/* readfds or POLLIN: starts the read() emulation on an idle queue */
-	KUNIT_EXPECT_TRUE(test, vivpoll_poll_may_start_engine(SELECT_IN | SELECT_EX, false));
-	KUNIT_EXPECT_TRUE(test, vivpoll_poll_may_start_engine(EPOLLIN, false));
-	KUNIT_EXPECT_TRUE(test, vivpoll_poll_may_start_engine(EPOLLRDNORM, false));
+static void vivpoll_test_plane_size(struct kunit *test)
+{
+	const u32 vga = 640 * 480 * 2;
 
-	/* but not once buffers are allocated or read() is running */
-	KUNIT_EXPECT_FALSE(test, vivpoll_poll_may_start_engine(EPOLLIN, true));
-	KUNIT_EXPECT_FALSE(test, vivpoll_poll_may_start_engine(~(__poll_t)0, true));
-
-	/*
-	 * A NULL poll table means "everything requested": this is how a
-	 * select() waiting only for POLLPRI started streaming before
-	 * poll_requested_events() existed.
-	 */
-	KUNIT_EXPECT_TRUE(test, poll_requested_events(NULL) == ~(__poll_t)0);
-	KUNIT_EXPECT_TRUE(test,
-			  vivpoll_poll_may_start_engine(poll_requested_events(NULL),
-							false));
+	KUNIT_EXPECT_TRUE(test, vivpoll_plane_size_ok(vga, vga));
+	KUNIT_EXPECT_TRUE(test, vivpoll_plane_size_ok(VIVPOLL_MAX_PLANE_SIZE, vga));
+	KUNIT_EXPECT_TRUE(test, vivpoll_plane_size_ok(VIVPOLL_MAX_SIZEIMAGE,
+						      VIVPOLL_MAX_SIZEIMAGE));
+	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(vga - 1, vga));
+	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(0, vga));
+	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(VIVPOLL_MAX_PLANE_SIZE + 1,
+						       vga));
+	/* what made the guest run out of memory, and vmalloc warn */
+	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(0x10000000, vga));
+	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(0xf0000000, vga));
+	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(U32_MAX, vga));
+	/* the largest frame the driver makes */
+	KUNIT_EXPECT_EQ(test, vivpoll_sizeimage(vivpoll_find_format(V4L2_PIX_FMT_XBGR32),
+						1920, 1080),
+			VIVPOLL_MAX_SIZEIMAGE);
 }
 
 static void vivpoll_test_formats(struct kunit *test)
@@ -162,32 +174,107 @@ static void vivpoll_test_frame_due(struct kunit *test)
 				vivpoll_frame_due_ns(n + 1, &fps30));
 }
 
-static void vivpoll_test_time_base(struct kunit *test)
+static void vivpoll_test_slot_at(struct kunit *test)
 {
 	const struct v4l2_fract fps30 = { 1, 30 };
-	const struct v4l2_fract fps5 = { 1, 5 };
-	u64 due10 = vivpoll_frame_due_ns(10, &fps30);
-	u64 limit = vivpoll_frame_due_ns(10 + VIVPOLL_MAX_LATE_SLOTS, &fps30);
+	const struct v4l2_fract ntsc = { 1001, 30000 };
+	u64 n;
 
-	/* on time, early or a few frames late: keep the time base */
-	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(0, 0, &fps30), 0);
-	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, due10, &fps30), 0);
-	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, due10 - 1, &fps30),
-			0);
-	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, limit, &fps30), 0);
+	KUNIT_EXPECT_EQ(test, vivpoll_slot_at(0, &fps30), 0);
+	KUNIT_EXPECT_EQ(test, vivpoll_slot_at(33333332, &fps30), 0);
+	KUNIT_EXPECT_EQ(test, vivpoll_slot_at(33333333, &fps30), 1);
+	KUNIT_EXPECT_EQ(test, vivpoll_slot_at(NSEC_PER_SEC, &fps30), 30);
+	KUNIT_EXPECT_EQ(test, vivpoll_slot_at(3600 * NSEC_PER_SEC, &fps30),
+			108000);
+	/* slot n is in progress from its due time to the next one's */
+	for (n = 0; n < 2000; n += 7) {
+		u64 due = vivpoll_frame_due_ns(n, &ntsc);
 
-	/* held up for longer: the slot becomes due now */
-	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, limit + 1, &fps30),
-			limit + 1 - due10);
-	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(10, due10 +
-							 5 * NSEC_PER_SEC,
-							 &fps30),
-			5 * NSEC_PER_SEC);
+		KUNIT_EXPECT_EQ(test, vivpoll_slot_at(due, &ntsc), n);
+		if (n)
+			KUNIT_EXPECT_EQ(test, vivpoll_slot_at(due - 1, &ntsc),
+					n - 1);
+	}
+}
 
-	/* at 5 fps, 500 ms late is still caught up on */
-	KUNIT_EXPECT_EQ(test, vivpoll_time_base_shift_ns(1, NSEC_PER_SEC / 5 +
-							 500 * NSEC_PER_MSEC,
-							 &fps5), 0);
+static void vivpoll_test_catch_up(struct kunit *test)
+{
+	const struct v4l2_fract fps30 = { 1, 30 };
+	struct vivpoll_counts counts = { .sequence = 10, .frames = 10 };
+	u64 slot;
+
+	/* on time, or late within the slot: nothing missed */
+	slot = vivpoll_catch_up(&counts, 10, vivpoll_frame_due_ns(10, &fps30),
+				&fps30);
+	KUNIT_EXPECT_EQ(test, slot, 10);
+	slot = vivpoll_catch_up(&counts, 10,
+				vivpoll_frame_due_ns(11, &fps30) - 1, &fps30);
+	KUNIT_EXPECT_EQ(test, slot, 10);
+	/* early (woken up before the slot): nothing either */
+	slot = vivpoll_catch_up(&counts, 10, 0, &fps30);
+	KUNIT_EXPECT_EQ(test, slot, 10);
+	/* a few slots late: produced late, one after the other */
+	slot = vivpoll_catch_up(&counts, 10,
+				vivpoll_frame_due_ns(10 + VIVPOLL_MAX_LATE_SLOTS,
+						     &fps30), &fps30);
+	KUNIT_EXPECT_EQ(test, slot, 10);
+	KUNIT_EXPECT_EQ(test, counts.drops, 0);
+	KUNIT_EXPECT_EQ(test, counts.sequence, 10);
+
+	/* one more: every slot up to the one in progress is dropped */
+	slot = vivpoll_catch_up(&counts, 10,
+				vivpoll_frame_due_ns(11 + VIVPOLL_MAX_LATE_SLOTS,
+						     &fps30), &fps30);
+	KUNIT_EXPECT_EQ(test, slot, 11 + VIVPOLL_MAX_LATE_SLOTS);
+	KUNIT_EXPECT_EQ(test, counts.drops, 1 + VIVPOLL_MAX_LATE_SLOTS);
+	KUNIT_EXPECT_EQ(test, counts.sequence, 11 + VIVPOLL_MAX_LATE_SLOTS);
+	counts.drops = 0;
+	counts.sequence = 10;
+
+	/* held up for 5 s: 150 slots dropped, the sequence jumps with them */
+	slot = vivpoll_catch_up(&counts, 10, vivpoll_frame_due_ns(10, &fps30) +
+				5 * NSEC_PER_SEC, &fps30);
+	KUNIT_EXPECT_EQ(test, slot, 160);
+	KUNIT_EXPECT_EQ(test, counts.drops, 150);
+	KUNIT_EXPECT_EQ(test, counts.sequence, 160);
+	KUNIT_EXPECT_EQ(test, counts.frames, 10);
+
+	/* the next frame: timestamp, sequence and slot agree */
+	KUNIT_EXPECT_EQ(test, vivpoll_count_slot(&counts, true), 160);
+	KUNIT_EXPECT_EQ(test, vivpoll_frame_due_ns(slot, &fps30),
+			160 * NSEC_PER_SEC / 30);
+	KUNIT_EXPECT_EQ(test, counts.frames + counts.drops, counts.sequence);
+}
+
+static void vivpoll_expect_clock(struct kunit *test, u64 ns, u32 seq,
+				 const char *want)
+{
+	char buf[VIVPOLL_CLOCK_TEXT_LEN];
+
+	vivpoll_clock_text(buf, sizeof(buf), ns, seq);
+	KUNIT_EXPECT_STREQ(test, buf, want);
+}
+
+static void vivpoll_test_clock_text(struct kunit *test)
+{
+	const struct v4l2_fract fps30 = { 1, 30 };
+	const struct v4l2_fract fps60 = { 1, 60 };
+
+	/* the clock is sequence x interval, from the first frame on */
+	vivpoll_expect_clock(test, vivpoll_frame_due_ns(0, &fps30), 0,
+			     " 00:00:00.000 frame 0");
+	vivpoll_expect_clock(test, vivpoll_frame_due_ns(5, &fps30), 5,
+			     " 00:00:00.166 frame 5");
+	vivpoll_expect_clock(test, vivpoll_frame_due_ns(5, &fps60), 5,
+			     " 00:00:00.083 frame 5");
+	vivpoll_expect_clock(test, vivpoll_frame_due_ns(30, &fps30), 30,
+			     " 00:00:01.000 frame 30");
+	vivpoll_expect_clock(test, vivpoll_frame_due_ns(108001, &fps30), 108001,
+			     " 01:00:00.033 frame 108001");
+	vivpoll_expect_clock(test, 61 * NSEC_PER_SEC + 999999999, 1,
+			     " 00:01:01.999 frame 1");
+	vivpoll_expect_clock(test, 100ULL * 3600 * NSEC_PER_SEC, U32_MAX,
+			     " 00:00:00.000 frame 4294967295");
 }
 
 static void vivpoll_test_drops(struct kunit *test)
@@ -220,61 +307,17 @@ static void vivpoll_test_drops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, gaps, counts.drops - 1);
 }
 
-/*
- * Draw the span vivpoll_text_span() returns over a line of character cells
- * holding @old: the line must then read @new.
- */
-static void vivpoll_expect_span(struct kunit *test, const char *old,
-				const char *new, unsigned int want_first,
-				unsigned int want_len)
-{
-	unsigned int first = ~0U, len = ~0U;
-	char cells[32] = {};
-
-	KUNIT_ASSERT_TRUE(test, vivpoll_text_span(old, new, &first, &len));
-	KUNIT_EXPECT_EQ(test, first, want_first);
-	KUNIT_EXPECT_EQ(test, len, want_len);
-	KUNIT_ASSERT_LE(test, first + len, strlen(new));
-	strscpy(cells, old, sizeof(cells));
-	memcpy(cells + first, new + first, len);
-	KUNIT_EXPECT_STREQ(test, cells, new);
-}
-
-static void vivpoll_test_text_span(struct kunit *test)
-{
-	unsigned int first, len;
-
-	/* a clean picture: the whole line */
-	vivpoll_expect_span(test, "", " ts 12.345678", 0, 13);
-	/* unchanged: nothing */
-	vivpoll_expect_span(test, " vivpoll-0 Camera", " vivpoll-0 Camera",
-			    17, 0);
-	/* the changed middle only */
-	vivpoll_expect_span(test, " 00:00:01.234 frame 37",
-			    " 00:00:01.967 frame 37", 10, 3);
-	vivpoll_expect_span(test, " 00:00:01.234 frame 37",
-			    " 00:00:02.234 frame 45", 8, 14);
-	/* longer: up to the end */
-	vivpoll_expect_span(test, " frame 99", " frame 100", 7, 3);
-	vivpoll_expect_span(test, " frame 9", " frame 10", 7, 2);
-	vivpoll_expect_span(test, "ab", "abcd", 2, 2);
-
-	/* shorter: cells of the old text would stay, refused */
-	KUNIT_EXPECT_FALSE(test, vivpoll_text_span(" frame 100", " frame 99",
-						   &first, &len));
-	KUNIT_EXPECT_FALSE(test, vivpoll_text_span(" NO SIGNAL", "",
-						   &first, &len));
-}
-
 static struct kunit_case vivpoll_test_cases[] = {
-	KUNIT_CASE(vivpoll_test_poll_rule),
+	KUNIT_CASE(vivpoll_test_buffer_count),
+	KUNIT_CASE(vivpoll_test_plane_size),
 	KUNIT_CASE(vivpoll_test_formats),
 	KUNIT_CASE(vivpoll_test_sizes),
 	KUNIT_CASE(vivpoll_test_intervals),
 	KUNIT_CASE(vivpoll_test_frame_due),
-	KUNIT_CASE(vivpoll_test_time_base),
+	KUNIT_CASE(vivpoll_test_slot_at),
+	KUNIT_CASE(vivpoll_test_catch_up),
 	KUNIT_CASE(vivpoll_test_drops),
-	KUNIT_CASE(vivpoll_test_text_span),
+	KUNIT_CASE(vivpoll_test_clock_text),
 	{}
 };
 

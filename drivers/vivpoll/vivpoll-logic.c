@@ -2,8 +2,8 @@
 /*
  * Pure helpers of the vivpoll driver
  *
- * Format arithmetic, frame timing arithmetic and the rule that decides
- * whether a poll() can start the capture engine. None of this touches
+ * Format arithmetic, buffer counts and sizes, frame timing and the clock
+ * text drawn into the frames. None of this touches
  * device state; vivpoll_kunit.ko tests it through the exports below,
  * which exist only in kernels with KUnit.
  */
@@ -137,17 +137,28 @@ unsigned int vivpoll_nearest_interval(const struct v4l2_fract *tpf)
 EXPORT_SYMBOL_IF_KUNIT(vivpoll_nearest_interval);
 
 /*
- * vb2_core_poll() starts the read() emulator, and with it streaming, when
- * the caller asks for POLLIN or POLLRDNORM on a capture queue that has no
- * buffers yet. A NULL poll table reads as "all events requested", which is
- * how a select() waiting only for exceptions (POLLPRI) used to start the
- * engine before poll_requested_events() existed.
+ * How many buffers queue_setup allocates when @requested are asked for and
+ * @allocated exist: VIDIOC_REQBUFS is raised to VIVPOLL_MIN_BUFFERS (and
+ * read() to VIVPOLL_READ_BUFFERS), VIDIOC_CREATE_BUFS gets what it asked.
  */
-bool vivpoll_poll_may_start_engine(__poll_t req_events, bool queue_busy)
+unsigned int vivpoll_buffers_to_allocate(unsigned int allocated,
+					 unsigned int requested,
+					 bool create_bufs, bool fileio)
 {
-	return (req_events & (EPOLLIN | EPOLLRDNORM)) && !queue_busy;
+	unsigned int min = fileio ? VIVPOLL_READ_BUFFERS : VIVPOLL_MIN_BUFFERS;
+
+	if (create_bufs || allocated + requested >= min)
+		return requested;
+	return min - allocated;
 }
-EXPORT_SYMBOL_IF_KUNIT(vivpoll_poll_may_start_engine);
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_buffers_to_allocate);
+
+/* May VIDIOC_CREATE_BUFS allocate buffers of @size for frames of @sizeimage? */
+bool vivpoll_plane_size_ok(unsigned int size, unsigned int sizeimage)
+{
+	return size >= sizeimage && size <= VIVPOLL_MAX_PLANE_SIZE;
+}
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_plane_size_ok);
 
 /*
  * Account one frame slot and return its sequence number. The sequence
@@ -170,53 +181,55 @@ u64 vivpoll_frame_due_ns(u64 slot, const struct v4l2_fract *tpf)
 }
 EXPORT_SYMBOL_IF_KUNIT(vivpoll_frame_due_ns);
 
+/* The frame slot in progress @elapsed_ns after the start of the stream */
+u64 vivpoll_slot_at(u64 elapsed_ns, const struct v4l2_fract *tpf)
+{
+	u64 slot = div64_u64(elapsed_ns * tpf->denominator,
+			     (u64)tpf->numerator * NSEC_PER_SEC);
+
+	/* the division rounds down, vivpoll_frame_due_ns() too */
+	while (vivpoll_frame_due_ns(slot + 1, tpf) <= elapsed_ns)
+		slot++;
+	return slot;
+}
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_slot_at);
+
 /*
  * The engine is about to produce frame slot @slot, @elapsed_ns after the
- * start of its time base. Being a little late is normal, and the engine
- * then produces the slots it is late for one after the other, with their
- * own timestamps, keeping the frame rate. But if it is more than
- * VIVPOLL_MAX_LATE_SLOTS frame intervals late, the engine itself was held
- * up (an overloaded or emulated CPU): producing all missed slots in a burst
- * would only run out of buffers and turn the engine's own delay into
- * drops. Return by how much to move the time base so that @slot is due now
- * in that case, and zero otherwise.
+ * start of the stream. A few slots late (the thread was held up), it
+ * produces them one after the other, each with its own sequence number
+ * and timestamp, as a capture FIFO would deliver them. More than
+ * VIVPOLL_MAX_LATE_SLOTS late, the slots up to the one in progress were
+ * missed: each is a drop, its sequence number skipped. Return the slot to
+ * produce.
  */
-u64 vivpoll_time_base_shift_ns(u64 slot, u64 elapsed_ns,
-			       const struct v4l2_fract *tpf)
+u64 vivpoll_catch_up(struct vivpoll_counts *counts, u64 slot, u64 elapsed_ns,
+		     const struct v4l2_fract *tpf)
 {
-	u64 limit = vivpoll_frame_due_ns(slot + VIVPOLL_MAX_LATE_SLOTS, tpf);
+	u64 now = vivpoll_slot_at(elapsed_ns, tpf);
 
-	if (elapsed_ns <= limit)
-		return 0;
-	return elapsed_ns - vivpoll_frame_due_ns(slot, tpf);
+	if (now <= slot + VIVPOLL_MAX_LATE_SLOTS)
+		return slot;
+	counts->drops += now - slot;
+	counts->sequence += now - slot;
+	return now;
 }
-EXPORT_SYMBOL_IF_KUNIT(vivpoll_time_base_shift_ns);
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_catch_up);
 
 /*
- * A text line of a frame holds @old and must show @new. The characters of
- * the font are cells of a fixed width, each drawn with its background, so
- * drawing a part of @new only changes the cells of that part. Return false
- * if @new is shorter than @old: cells of @old would be left over, and the
- * line must be drawn on a clean picture. Otherwise return true and set
- * *@first and *@len to the part of @new to draw: the span from the first to
- * the last cell that differs (*@len is 0 if the line is unchanged).
+ * The first text line of a frame: the time of the frame since the stream
+ * started (its timestamp minus the start) and its sequence number.
  */
-bool vivpoll_text_span(const char *old, const char *new,
-		       unsigned int *first, unsigned int *len)
+void vivpoll_clock_text(char *buf, size_t len, u64 since_start_ns,
+			u32 sequence)
 {
-	size_t old_len = strlen(old);
-	size_t new_len = strlen(new);
-	size_t a = 0, b = new_len;
+	u64 ms = div_u64(since_start_ns, NSEC_PER_MSEC);
+	u32 msec, secs;
+	u64 hours;
 
-	if (new_len < old_len)
-		return false;
-	while (a < old_len && old[a] == new[a])
-		a++;
-	if (new_len == old_len)
-		while (b > a && old[b - 1] == new[b - 1])
-			b--;
-	*first = a;
-	*len = b - a;
-	return true;
+	hours = div_u64_rem(ms, 3600000, &msec);
+	secs = msec / 1000;
+	snprintf(buf, len, " %02llu:%02u:%02u.%03u frame %u", hours % 100,
+		 secs / 60, secs % 60, msec % 1000, sequence);
 }
-EXPORT_SYMBOL_IF_KUNIT(vivpoll_text_span);
+EXPORT_SYMBOL_IF_KUNIT(vivpoll_clock_text);

@@ -9,23 +9,27 @@
 #ifndef _VIVPOLL_LOGIC_H_
 #define _VIVPOLL_LOGIC_H_
 
-#include <linux/poll.h>
 #include <linux/types.h>
 #include <linux/videodev2.h>
 
 /*
- * Minimum number of buffers allocated by queue_setup: generous, so that an
- * application that is descheduled for a few frames (easily seen on a busy
- * emulated CPU) does not make the engine drop frames.
+ * Buffers a stream needs: one the engine fills, one the application
+ * holds, one queued for the next frame slot. VIDIOC_REQBUFS is raised to
+ * this, VIDIOC_CREATE_BUFS never; read() gets VIVPOLL_READ_BUFFERS.
  */
-#define VIVPOLL_MIN_BUFFERS		8
+#define VIVPOLL_MIN_BUFFERS		3
+#define VIVPOLL_READ_BUFFERS		4
 
-/*
- * The engine produces frame slots it is late for one after the other, but
- * it catches up on at most this many: if it fell further behind, it moves
- * its time base instead (see vivpoll_time_base_shift_ns()).
- */
+/* Late frame slots the engine still produces (see vivpoll_catch_up()) */
 #define VIVPOLL_MAX_LATE_SLOTS		4
+
+/* Largest frame: 1920x1080 at 32 bits per pixel */
+#define VIVPOLL_MAX_SIZEIMAGE		(1920 * 1080 * 4)
+/* Largest buffer VIDIOC_CREATE_BUFS may ask for */
+#define VIVPOLL_MAX_PLANE_SIZE		(2 * VIVPOLL_MAX_SIZEIMAGE)
+
+/* Clock and frame counter drawn in the first text line of a frame */
+#define VIVPOLL_CLOCK_TEXT_LEN		48
 
 /**
  * struct vivpoll_fmt - a supported packed pixel format
@@ -68,14 +72,17 @@ const struct v4l2_frmsize_discrete *vivpoll_nearest_size(u32 width,
 bool vivpoll_size_is_valid(u32 width, u32 height);
 unsigned int vivpoll_nearest_interval(const struct v4l2_fract *tpf);
 
-bool vivpoll_poll_may_start_engine(__poll_t req_events, bool queue_busy);
+unsigned int vivpoll_buffers_to_allocate(unsigned int allocated,
+					 unsigned int requested,
+					 bool create_bufs, bool fileio);
+bool vivpoll_plane_size_ok(unsigned int size, unsigned int sizeimage);
 
 u32 vivpoll_count_slot(struct vivpoll_counts *counts, bool filled);
 u64 vivpoll_frame_due_ns(u64 slot, const struct v4l2_fract *tpf);
-u64 vivpoll_time_base_shift_ns(u64 slot, u64 elapsed_ns,
-			       const struct v4l2_fract *tpf);
-
-bool vivpoll_text_span(const char *old, const char *new,
-		       unsigned int *first, unsigned int *len);
+u64 vivpoll_slot_at(u64 elapsed_ns, const struct v4l2_fract *tpf);
+u64 vivpoll_catch_up(struct vivpoll_counts *counts, u64 slot, u64 elapsed_ns,
+		     const struct v4l2_fract *tpf);
+void vivpoll_clock_text(char *buf, size_t len, u64 since_start_ns,
+			u32 sequence);
 
 #endif

@@ -10,18 +10,16 @@
  */
 
 #include <linux/kernel.h>
-#include <linux/mm.h>
 #include <linux/videodev2.h>
 #include <media/v4l2-common.h>
 #include <media/v4l2-event.h>
 #include <media/v4l2-fh.h>
-#include <media/videobuf2-memops.h>
 #include <media/videobuf2-vmalloc.h>
 
 #include "vivpoll-core.h"
 #include "vivpoll-ctrls.h"
 #include "vivpoll-engine.h"
-#include "vivpoll-trace.h"
+#include "vivpoll_trace.h"
 #include "vivpoll-vid-cap.h"
 
 static const char * const vivpoll_input_names[VIVPOLL_NUM_INPUTS] = {
@@ -32,7 +30,7 @@ static const char * const vivpoll_input_names[VIVPOLL_NUM_INPUTS] = {
 /* vb2 queue operations, all called with dev->mutex held */
 
 /* Buffers allocated on the queue (a bitmap since Linux 6.8, a count before) */
-static unsigned int vid_cap_num_buffers(struct vb2_queue *vq)
+static unsigned int vivpoll_num_buffers(struct vb2_queue *vq)
 {
 #ifdef VIVPOLL_HAVE_VB2_GET_NUM_BUFFERS
 	return vb2_get_num_buffers(vq);
@@ -41,32 +39,37 @@ static unsigned int vid_cap_num_buffers(struct vb2_queue *vq)
 #endif
 }
 
-static int vid_cap_queue_setup(struct vb2_queue *vq, unsigned int *nbuffers,
+/*
+ * VIDIOC_REQBUFS (*nplanes == 0) is raised to the buffers the engine needs;
+ * VIDIOC_CREATE_BUFS gets the count it asked for, in buffers of at most
+ * VIVPOLL_MAX_PLANE_SIZE.
+ */
+static int vivpoll_queue_setup(struct vb2_queue *vq, unsigned int *nbuffers,
 			       unsigned int *nplanes, unsigned int sizes[],
 			       struct device *alloc_devs[])
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vq);
-	unsigned int allocated = vid_cap_num_buffers(vq);
 
-	if (allocated + *nbuffers < VIVPOLL_MIN_BUFFERS)
-		*nbuffers = VIVPOLL_MIN_BUFFERS - allocated;
-
-	/* New buffers: none is mapped writable or exported yet */
-	if (!allocated) {
-		spin_lock(&dev->lock);
-		dev->bufs_shared = false;
-		spin_unlock(&dev->lock);
+	*nbuffers = vivpoll_buffers_to_allocate(vivpoll_num_buffers(vq),
+						*nbuffers, *nplanes,
+						vb2_fileio_is_active(vq));
+	if (*nplanes) {
+		if (*nplanes != 1 ||
+		    !vivpoll_plane_size_ok(sizes[0], dev->sizeimage)) {
+			vivpoll_dbg(1, dev, "CREATE_BUFS: bad size %u (%u to %u)\n",
+				    sizes[0], dev->sizeimage,
+				    VIVPOLL_MAX_PLANE_SIZE);
+			return -EINVAL;
+		}
+		return 0;
 	}
-
-	if (*nplanes)
-		return *nplanes != 1 || sizes[0] < dev->sizeimage ? -EINVAL : 0;
 
 	*nplanes = 1;
 	sizes[0] = dev->sizeimage;
 	return 0;
 }
 
-static int vid_cap_buf_prepare(struct vb2_buffer *vb)
+static int vivpoll_buf_prepare(struct vb2_buffer *vb)
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vb->vb2_queue);
 
@@ -79,13 +82,13 @@ static int vid_cap_buf_prepare(struct vb2_buffer *vb)
 	return 0;
 }
 
-static void vid_cap_buf_queue(struct vb2_buffer *vb)
+static void vivpoll_buf_queue(struct vb2_buffer *vb)
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vb->vb2_queue);
 	struct vivpoll_buffer *buf = to_vivpoll_buffer(to_vb2_v4l2_buffer(vb));
 	LIST_HEAD(list);
 
-	/* Within VIDIOC_QBUF: vid_cap_qbuf() hands the buffer on */
+	/* Within VIDIOC_QBUF: vivpoll_qbuf() hands the buffer on */
 	if (dev->in_qbuf) {
 		list_add_tail(&buf->list, &dev->qbuf_list);
 		return;
@@ -95,7 +98,7 @@ static void vid_cap_buf_queue(struct vb2_buffer *vb)
 	vivpoll_engine_queue(dev, &list);
 }
 
-static int vid_cap_start_streaming(struct vb2_queue *vq, unsigned int count)
+static int vivpoll_start_streaming(struct vb2_queue *vq, unsigned int count)
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vq);
 	int ret;
@@ -106,7 +109,7 @@ static int vid_cap_start_streaming(struct vb2_queue *vq, unsigned int count)
 	return ret;
 }
 
-static void vid_cap_stop_streaming(struct vb2_queue *vq)
+static void vivpoll_stop_streaming(struct vb2_queue *vq)
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vq);
 
@@ -114,19 +117,19 @@ static void vid_cap_stop_streaming(struct vb2_queue *vq)
 	vivpoll_engine_return_buffers(dev, VB2_BUF_STATE_ERROR);
 }
 
-static const struct vb2_ops vid_cap_qops = {
-	.queue_setup = vid_cap_queue_setup,
-	.buf_prepare = vid_cap_buf_prepare,
-	.buf_queue = vid_cap_buf_queue,
-	.start_streaming = vid_cap_start_streaming,
-	.stop_streaming = vid_cap_stop_streaming,
+static const struct vb2_ops vivpoll_qops = {
+	.queue_setup = vivpoll_queue_setup,
+	.buf_prepare = vivpoll_buf_prepare,
+	.buf_queue = vivpoll_buf_queue,
+	.start_streaming = vivpoll_start_streaming,
+	.stop_streaming = vivpoll_stop_streaming,
 	.wait_prepare = vb2_ops_wait_prepare,
 	.wait_finish = vb2_ops_wait_finish,
 };
 
 /* Formats */
 
-static void vid_cap_fill_pix(struct v4l2_pix_format *pix,
+static void vivpoll_fill_pix(struct v4l2_pix_format *pix,
 			     const struct vivpoll_fmt *fmt,
 			     u32 width, u32 height)
 {
@@ -146,7 +149,7 @@ static void vid_cap_fill_pix(struct v4l2_pix_format *pix,
 }
 
 /* Make @fmt at @width x @height current; called with gen_lock held */
-static void vid_cap_set_format(struct vivpoll_dev *dev,
+static void vivpoll_set_format(struct vivpoll_dev *dev,
 			       const struct vivpoll_fmt *fmt,
 			       u32 width, u32 height)
 {
@@ -169,7 +172,7 @@ static void vid_cap_set_format(struct vivpoll_dev *dev,
 	tpg_update_mv_step(tpg);
 }
 
-static int vid_cap_querycap(struct file *file, void *priv,
+static int vivpoll_querycap(struct file *file, void *priv,
 			    struct v4l2_capability *cap)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
@@ -182,7 +185,7 @@ static int vid_cap_querycap(struct file *file, void *priv,
 	return 0;
 }
 
-static int vid_cap_enum_fmt(struct file *file, void *priv,
+static int vivpoll_enum_fmt(struct file *file, void *priv,
 			    struct v4l2_fmtdesc *f)
 {
 	if (f->index >= ARRAY_SIZE(vivpoll_formats))
@@ -191,15 +194,15 @@ static int vid_cap_enum_fmt(struct file *file, void *priv,
 	return 0;
 }
 
-static int vid_cap_g_fmt(struct file *file, void *priv, struct v4l2_format *f)
+static int vivpoll_g_fmt(struct file *file, void *priv, struct v4l2_format *f)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
 
-	vid_cap_fill_pix(&f->fmt.pix, dev->fmt, dev->width, dev->height);
+	vivpoll_fill_pix(&f->fmt.pix, dev->fmt, dev->width, dev->height);
 	return 0;
 }
 
-static int vid_cap_try_fmt(struct file *file, void *priv,
+static int vivpoll_try_fmt(struct file *file, void *priv,
 			   struct v4l2_format *f)
 {
 	struct v4l2_pix_format *pix = &f->fmt.pix;
@@ -210,30 +213,30 @@ static int vid_cap_try_fmt(struct file *file, void *priv,
 	if (!fmt)
 		fmt = &vivpoll_formats[0];
 	size = vivpoll_nearest_size(pix->width, pix->height);
-	vid_cap_fill_pix(pix, fmt, size->width, size->height);
+	vivpoll_fill_pix(pix, fmt, size->width, size->height);
 	return 0;
 }
 
-static int vid_cap_s_fmt(struct file *file, void *priv, struct v4l2_format *f)
+static int vivpoll_s_fmt(struct file *file, void *priv, struct v4l2_format *f)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
 	struct v4l2_pix_format *pix = &f->fmt.pix;
 	int ret;
 
-	ret = vid_cap_try_fmt(file, priv, f);
+	ret = vivpoll_try_fmt(file, priv, f);
 	if (ret)
 		return ret;
 	if (vb2_is_busy(&dev->queue))
 		return -EBUSY;
 
 	mutex_lock(&dev->gen_lock);
-	vid_cap_set_format(dev, vivpoll_find_format(pix->pixelformat),
+	vivpoll_set_format(dev, vivpoll_find_format(pix->pixelformat),
 			   pix->width, pix->height);
 	mutex_unlock(&dev->gen_lock);
 	return 0;
 }
 
-static int vid_cap_enum_framesizes(struct file *file, void *priv,
+static int vivpoll_enum_framesizes(struct file *file, void *priv,
 				   struct v4l2_frmsizeenum *fsize)
 {
 	if (!vivpoll_find_format(fsize->pixel_format))
@@ -245,7 +248,7 @@ static int vid_cap_enum_framesizes(struct file *file, void *priv,
 	return 0;
 }
 
-static int vid_cap_enum_frameintervals(struct file *file, void *priv,
+static int vivpoll_enum_frameintervals(struct file *file, void *priv,
 				       struct v4l2_frmivalenum *fival)
 {
 	if (!vivpoll_find_format(fival->pixel_format))
@@ -259,7 +262,7 @@ static int vid_cap_enum_frameintervals(struct file *file, void *priv,
 	return 0;
 }
 
-static int vid_cap_g_parm(struct file *file, void *priv,
+static int vivpoll_g_parm(struct file *file, void *priv,
 			  struct v4l2_streamparm *parm)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
@@ -272,12 +275,12 @@ static int vid_cap_g_parm(struct file *file, void *priv,
 	cp->capturemode = 0;
 	cp->timeperframe = dev->timeperframe;
 	cp->extendedmode = 0;
-	cp->readbuffers = VIVPOLL_MIN_BUFFERS;
+	cp->readbuffers = VIVPOLL_READ_BUFFERS;
 	return 0;
 }
 
 /* Allowed while streaming: the engine picks the new interval up */
-static int vid_cap_s_parm(struct file *file, void *priv,
+static int vivpoll_s_parm(struct file *file, void *priv,
 			  struct v4l2_streamparm *parm)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
@@ -290,7 +293,7 @@ static int vid_cap_s_parm(struct file *file, void *priv,
 	mutex_lock(&dev->gen_lock);
 	dev->timeperframe = vivpoll_intervals[i];
 	mutex_unlock(&dev->gen_lock);
-	return vid_cap_g_parm(file, priv, parm);
+	return vivpoll_g_parm(file, priv, parm);
 }
 
 /*
@@ -300,7 +303,7 @@ static int vid_cap_s_parm(struct file *file, void *priv,
  * with V4L2_BUF_FLAG_DONE set. So buffers queued by VIDIOC_QBUF only go
  * to the engine when vb2 is done with the ioctl.
  */
-static int vid_cap_qbuf(struct file *file, void *priv, struct v4l2_buffer *p)
+static int vivpoll_qbuf(struct file *file, void *priv, struct v4l2_buffer *p)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
 	int ret;
@@ -314,37 +317,7 @@ static int vid_cap_qbuf(struct file *file, void *priv, struct v4l2_buffer *p)
 	return ret;
 }
 
-/*
- * The engine redraws only the text of a frame if the buffer still holds
- * the test pattern from its last use (see vivpoll_engine_fill()). That
- * needs the buffer to be written by no one else: once a buffer is exported,
- * or mapped writable (see vivpoll_mmap()), every frame is a full copy
- * until the buffers are freed and allocated again.
- */
-static void vivpoll_set_bufs_shared(struct vivpoll_dev *dev)
-{
-	bool was_shared;
-
-	spin_lock(&dev->lock);
-	was_shared = dev->bufs_shared;
-	dev->bufs_shared = true;
-	spin_unlock(&dev->lock);
-	if (!was_shared)
-		vivpoll_dbg(1, dev, "buffers shared, full copies from now on\n");
-}
-
-static int vid_cap_expbuf(struct file *file, void *priv,
-			  struct v4l2_exportbuffer *p)
-{
-	int ret = vb2_ioctl_expbuf(file, priv, p);
-
-	/* Only an export that worked shares a buffer (vdev->lock held) */
-	if (!ret)
-		vivpoll_set_bufs_shared(video_drvdata(file));
-	return ret;
-}
-
-static int vid_cap_enum_input(struct file *file, void *priv,
+static int vivpoll_enum_input(struct file *file, void *priv,
 			      struct v4l2_input *inp)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
@@ -363,7 +336,7 @@ static int vid_cap_enum_input(struct file *file, void *priv,
 	return 0;
 }
 
-static int vid_cap_g_input(struct file *file, void *priv, unsigned int *i)
+static int vivpoll_g_input(struct file *file, void *priv, unsigned int *i)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
 
@@ -371,7 +344,7 @@ static int vid_cap_g_input(struct file *file, void *priv, unsigned int *i)
 	return 0;
 }
 
-static int vid_cap_s_input(struct file *file, void *priv, unsigned int i)
+static int vivpoll_s_input(struct file *file, void *priv, unsigned int i)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
 
@@ -388,16 +361,17 @@ static int vid_cap_s_input(struct file *file, void *priv, unsigned int i)
 	return 0;
 }
 
-static int vid_cap_log_status(struct file *file, void *priv)
+/* The controls, counters included, are logged by v4l2_ctrl_log_status() */
+static int vivpoll_log_status(struct file *file, void *priv)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
-	struct vivpoll_stats stats;
+	struct vivpoll_poll_stats stats;
 	bool hdmi_signal;
 
 	mutex_lock(&dev->gen_lock);
 	hdmi_signal = dev->hdmi_signal;
 	mutex_unlock(&dev->gen_lock);
-	vivpoll_get_stats(dev, &stats);
+	vivpoll_get_poll_stats(dev, &stats);
 
 	v4l2_info(&dev->v4l2_dev, "input: %s, HDMI signal: %s\n",
 		  vivpoll_input_names[dev->input], hdmi_signal ? "yes" : "no");
@@ -405,13 +379,9 @@ static int vid_cap_log_status(struct file *file, void *priv)
 		  &dev->fmt->fourcc, dev->width, dev->height,
 		  dev->timeperframe.numerator, dev->timeperframe.denominator);
 	v4l2_info(&dev->v4l2_dev,
-		  "engine: %s, %llu starts, %llu frames, %llu drops\n",
-		  stats.engine_running ? "running" : "stopped",
-		  stats.engine_starts, stats.frames, stats.drops);
-	v4l2_info(&dev->v4l2_dev,
 		  "poll: %llu calls, last events 0x%08x, seen 0x%08x\n",
-		  stats.poll_calls, (__force u32)stats.poll_req_last,
-		  (__force u32)stats.poll_req_seen);
+		  stats.calls, (__force u32)stats.req_last,
+		  (__force u32)stats.req_seen);
 	return v4l2_ctrl_log_status(file, priv);
 }
 
@@ -422,67 +392,19 @@ static __poll_t vivpoll_poll(struct file *file, poll_table *wait)
 	__poll_t res;
 
 	spin_lock(&dev->lock);
-	dev->stats.poll_calls++;
-	dev->stats.poll_req_last = req;
-	dev->stats.poll_req_seen |= req;
+	dev->poll_stats.calls++;
+	dev->poll_stats.req_last = req;
+	dev->poll_stats.req_seen |= req;
 	spin_unlock(&dev->lock);
 
-	/* An unlocked peek at the queue, only used for a debug message */
-	if (vivpoll_poll_may_start_engine(req, vb2_is_busy(&dev->queue)))
+	/* vb2 starts read() for POLLIN on an idle queue; an unlocked peek */
+	if ((req & (EPOLLIN | EPOLLRDNORM)) && !vb2_is_busy(&dev->queue))
 		vivpoll_dbg(1, dev, "poll for events 0x%08x may start read()\n",
 			    (__force u32)req);
 
 	res = vb2_fop_poll(file, wait);
 	trace_vivpoll_poll(dev->inst, (__force u32)req, (__force u32)res);
 	return res;
-}
-
-/*
- * A read-only mapping of a buffer keeps vb2's vm_ops, plus an mprotect hook
- * that sees it made writable. vb2 needs VM_SHARED, so the file is open for
- * writing and VM_MAYWRITE is set: mprotect() may add PROT_WRITE later.
- *
- * This relies on vb2_common_vm_ops (vb2-vmalloc's mappings) having only
- * .open and .close, as in Linux 6.1 to 6.12; any other vm_ops is left
- * alone and the buffers count as shared. A vb2 core flag ("the buffer may
- * have been written by userspace") would be the upstream way to do this.
- */
-static void vivpoll_vm_open(struct vm_area_struct *vma)
-{
-	vb2_common_vm_ops.open(vma);
-}
-
-static void vivpoll_vm_close(struct vm_area_struct *vma)
-{
-	vb2_common_vm_ops.close(vma);
-}
-
-static int vivpoll_vm_mprotect(struct vm_area_struct *vma, unsigned long start,
-			       unsigned long end, unsigned long newflags)
-{
-	if (newflags & VM_WRITE)
-		vivpoll_set_bufs_shared(video_drvdata(vma->vm_file));
-	return 0;
-}
-
-static const struct vm_operations_struct vivpoll_vm_ops_ro = {
-	.open = vivpoll_vm_open,
-	.close = vivpoll_vm_close,
-	.mprotect = vivpoll_vm_mprotect,
-};
-
-static int vivpoll_mmap(struct file *file, struct vm_area_struct *vma)
-{
-	int ret;
-
-	ret = vb2_fop_mmap(file, vma);
-	if (ret)
-		return ret;
-	if (!(vma->vm_flags & VM_WRITE) && vma->vm_ops == &vb2_common_vm_ops)
-		vma->vm_ops = &vivpoll_vm_ops_ro;
-	else
-		vivpoll_set_bufs_shared(video_drvdata(file));
-	return 0;
 }
 
 const struct v4l2_file_operations vivpoll_fops = {
@@ -492,35 +414,35 @@ const struct v4l2_file_operations vivpoll_fops = {
 	.read = vb2_fop_read,
 	.poll = vivpoll_poll,
 	.unlocked_ioctl = video_ioctl2,
-	.mmap = vivpoll_mmap,
+	.mmap = vb2_fop_mmap,
 };
 
 const struct v4l2_ioctl_ops vivpoll_ioctl_ops = {
-	.vidioc_querycap = vid_cap_querycap,
-	.vidioc_enum_fmt_vid_cap = vid_cap_enum_fmt,
-	.vidioc_g_fmt_vid_cap = vid_cap_g_fmt,
-	.vidioc_try_fmt_vid_cap = vid_cap_try_fmt,
-	.vidioc_s_fmt_vid_cap = vid_cap_s_fmt,
-	.vidioc_enum_framesizes = vid_cap_enum_framesizes,
-	.vidioc_enum_frameintervals = vid_cap_enum_frameintervals,
-	.vidioc_g_parm = vid_cap_g_parm,
-	.vidioc_s_parm = vid_cap_s_parm,
+	.vidioc_querycap = vivpoll_querycap,
+	.vidioc_enum_fmt_vid_cap = vivpoll_enum_fmt,
+	.vidioc_g_fmt_vid_cap = vivpoll_g_fmt,
+	.vidioc_try_fmt_vid_cap = vivpoll_try_fmt,
+	.vidioc_s_fmt_vid_cap = vivpoll_s_fmt,
+	.vidioc_enum_framesizes = vivpoll_enum_framesizes,
+	.vidioc_enum_frameintervals = vivpoll_enum_frameintervals,
+	.vidioc_g_parm = vivpoll_g_parm,
+	.vidioc_s_parm = vivpoll_s_parm,
 
-	.vidioc_enum_input = vid_cap_enum_input,
-	.vidioc_g_input = vid_cap_g_input,
-	.vidioc_s_input = vid_cap_s_input,
+	.vidioc_enum_input = vivpoll_enum_input,
+	.vidioc_g_input = vivpoll_g_input,
+	.vidioc_s_input = vivpoll_s_input,
 
 	.vidioc_reqbufs = vb2_ioctl_reqbufs,
 	.vidioc_create_bufs = vb2_ioctl_create_bufs,
 	.vidioc_prepare_buf = vb2_ioctl_prepare_buf,
 	.vidioc_querybuf = vb2_ioctl_querybuf,
-	.vidioc_qbuf = vid_cap_qbuf,
+	.vidioc_qbuf = vivpoll_qbuf,
 	.vidioc_dqbuf = vb2_ioctl_dqbuf,
-	.vidioc_expbuf = vid_cap_expbuf,
+	.vidioc_expbuf = vb2_ioctl_expbuf,
 	.vidioc_streamon = vb2_ioctl_streamon,
 	.vidioc_streamoff = vb2_ioctl_streamoff,
 
-	.vidioc_log_status = vid_cap_log_status,
+	.vidioc_log_status = vivpoll_log_status,
 	.vidioc_subscribe_event = vivpoll_subscribe_event,
 	.vidioc_unsubscribe_event = v4l2_event_unsubscribe,
 };
@@ -532,7 +454,7 @@ void vivpoll_vid_cap_init(struct vivpoll_dev *dev)
 	dev->input = VIVPOLL_INPUT_CAMERA;
 	dev->hdmi_signal = true;
 	dev->timeperframe = vivpoll_intervals[VIVPOLL_DEF_INTERVAL];
-	vid_cap_set_format(dev, &vivpoll_formats[0], 640, 480);
+	vivpoll_set_format(dev, &vivpoll_formats[0], 640, 480);
 	mutex_unlock(&dev->gen_lock);
 }
 
@@ -544,7 +466,7 @@ int vivpoll_vid_cap_queue_init(struct vivpoll_dev *dev)
 	q->io_modes = VB2_MMAP | VB2_USERPTR | VB2_DMABUF | VB2_READ;
 	q->drv_priv = dev;
 	q->buf_struct_size = sizeof(struct vivpoll_buffer);
-	q->ops = &vid_cap_qops;
+	q->ops = &vivpoll_qops;
 	q->mem_ops = &vb2_vmalloc_memops;
 	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
 			     V4L2_BUF_FLAG_TSTAMP_SRC_SOE;

@@ -64,12 +64,9 @@ TRACE_EVENT(vivpoll_frame,
 
 #endif /* _VIVPOLL_TRACE_H_ */
 
-/*
- * This part must be outside the header guard. The file name comes from
- * Kbuild as VIVPOLL_TRACE_FILE (vivpoll-trace), the path from -I$(src).
- */
+/* This part must be outside the header guard */
 #undef TRACE_INCLUDE_PATH
 #define TRACE_INCLUDE_PATH .
 #undef TRACE_INCLUDE_FILE
-#define TRACE_INCLUDE_FILE VIVPOLL_TRACE_FILE
+#define TRACE_INCLUDE_FILE vivpoll_trace
 #include <trace/define_trace.h>

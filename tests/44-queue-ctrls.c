@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * 44-queue-ctrls: buffer counts and sizes, and what the controls say.
+ *
+ * - VIDIOC_REQBUFS for 4 buffers gets 4; for 1, the minimum the driver
+ *   says in its "Min Number of Capture Buffers" control (read-only, 2 or 3);
+ * - VIDIOC_CREATE_BUFS for 1 buffer gets exactly 1, never more;
+ * - VIDIOC_CREATE_BUFS of 1 buffer of 256 MiB or 3.75 GiB fails (or gets
+ *   at most one buffer), and the kernel log stays quiet (no vmalloc error,
+ *   no allocation failure, no OOM);
+ * - after streaming, VIDIOC_LOG_STATUS logs the "Frames Produced" count
+ *   the control reads;
+ * - the driver's controls are in a class of their own (a ctrl_class
+ *   control), "Unthrottled" is a boolean control busy while streaming, and
+ *   "debug" is the only writable module parameter.
+ *
+ * The controls are found by name, so that the test says what is wrong
+ * whatever IDs the driver uses.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/videodev2.h>
+
+#include "common.h"
+#include "lib.h"
+
+#define CAP	V4L2_BUF_TYPE_VIDEO_CAPTURE
+
+/* The ID of the control called name, 0 if there is none */
+static uint32_t ctrl_by_name(int fd, const char *name,
+			     struct v4l2_query_ext_ctrl *out)
+{
+	struct v4l2_query_ext_ctrl q;
+
+	memset(&q, 0, sizeof(q));
+	q.id = V4L2_CTRL_FLAG_NEXT_CTRL | V4L2_CTRL_FLAG_NEXT_COMPOUND;
+	while (!ioctl(fd, VIDIOC_QUERY_EXT_CTRL, &q)) {
+		if (!strcmp(q.name, name)) {
+			if (out)
+				*out = q;
+			return q.id;
+		}
+		q.id |= V4L2_CTRL_FLAG_NEXT_CTRL | V4L2_CTRL_FLAG_NEXT_COMPOUND;
+	}
+	return 0;
+}
+
+static int reqbufs(int fd, unsigned int count)
+{
+	struct v4l2_requestbuffers rb = {
+		.count = count, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+	};
+
+	if (ioctl(fd, VIDIOC_REQBUFS, &rb))
+		return -errno;
+	return (int)rb.count;
+}
+
+/* CREATE_BUFS of count buffers of size bytes: the count it got or -errno */
+static int create_bufs(int fd, unsigned int count, uint32_t size)
+{
+	struct v4l2_create_buffers cb;
+
+	memset(&cb, 0, sizeof(cb));
+	cb.count = count;
+	cb.memory = V4L2_MEMORY_MMAP;
+	cb.format.type = CAP;
+	if (ioctl(fd, VIDIOC_G_FMT, &cb.format))
+		return -errno;
+	if (size)
+		cb.format.fmt.pix.sizeimage = size;
+	if (ioctl(fd, VIDIOC_CREATE_BUFS, &cb))
+		return -errno;
+	return (int)cb.count;
+}
+
+static void test_buffer_counts(const char *path)
+{
+	struct v4l2_query_ext_ctrl q;
+	int fd = vp_open(path, O_RDWR | O_NONBLOCK);
+	int32_t min = -1;
+	int n;
+
+	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd)))
+		return;
+	vt_ok(vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL) == 0,
+	      "S_FMT 320x240 YUYV", NULL);
+
+	n = reqbufs(fd, 4);
+	vt_ok(n == 4, "REQBUFS for 4 buffers gets 4", "got %d", n);
+	reqbufs(fd, 0);
+
+	if (ctrl_by_name(fd, "Min Number of Capture Buffers", &q) ==
+	    V4L2_CID_MIN_BUFFERS_FOR_CAPTURE &&
+	    !vp_ctrl_get(fd, V4L2_CID_MIN_BUFFERS_FOR_CAPTURE, &min))
+		vt_ok((q.flags & V4L2_CTRL_FLAG_READ_ONLY) &&
+		      min >= 2 && min <= 3,
+		      "V4L2_CID_MIN_BUFFERS_FOR_CAPTURE is read-only, 2 or 3",
+		      "flags 0x%x, value %d", q.flags, min);
+	else
+		vt_ok(false, "V4L2_CID_MIN_BUFFERS_FOR_CAPTURE is read-only, "
+		      "2 or 3", "no such control");
+	n = reqbufs(fd, 1);
+	vt_ok(min > 0 && n == min, "REQBUFS for 1 buffer gets the minimum",
+	      "got %d, the control says %d", n, min);
+	reqbufs(fd, 0);
+
+	n = create_bufs(fd, 1, 0);
+	vt_ok(n == 1, "CREATE_BUFS for 1 buffer gets exactly 1", "got %d", n);
+	n = create_bufs(fd, 1, 0);
+	vt_ok(n == 1, "a second CREATE_BUFS for 1 buffer gets 1", "got %d", n);
+	reqbufs(fd, 0);
+	close(fd);
+}
+
+static void test_huge_sizes(const char *path)
+{
+	static const uint32_t sizes[] = { 0xf0000000, 0x10000000 };
+	unsigned int i;
+
+	for (i = 0; i < VT_ARRAY_SIZE(sizes); i++) {
+		int fd = vp_open(path, O_RDWR | O_NONBLOCK);
+		char desc[96];
+		int n;
+
+		if (fd < 0)
+			continue;
+		vt_klog_mark("44-queue-ctrls huge CREATE_BUFS");
+		n = create_bufs(fd, 1, sizes[i]);
+		snprintf(desc, sizeof(desc), "CREATE_BUFS of 1 buffer of 0x%08x "
+			 "bytes: an error or 1 buffer", sizes[i]);
+		vt_ok(n < 0 || n == 1, desc, "got %d buffers", n);
+		if (n > 0)
+			reqbufs(fd, 0);
+		close(fd);
+		vt_klog_check();
+	}
+}
+
+/* Capture n frames by mmap; returns the number dequeued */
+static int stream_frames(int fd, unsigned int n)
+{
+	int type = CAP, got = 0, nb, i;
+
+	nb = reqbufs(fd, 4);
+	if (nb <= 0)
+		return nb;
+	for (i = 0; i < nb; i++) {
+		struct v4l2_buffer b = {
+			.index = i, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+		};
+
+		if (ioctl(fd, VIDIOC_QBUF, &b))
+			return -errno;
+	}
+	if (ioctl(fd, VIDIOC_STREAMON, &type))
+		return -errno;
+	while (got < (int)n) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct v4l2_buffer b = { .type = CAP, .memory = V4L2_MEMORY_MMAP };
+
+		if (poll(&p, 1, 5000 * vt_scale()) != 1)
+			break;
+		if (ioctl(fd, VIDIOC_DQBUF, &b))
+			break;
+		got++;
+		ioctl(fd, VIDIOC_QBUF, &b);
+	}
+	ioctl(fd, VIDIOC_STREAMOFF, &type);
+	reqbufs(fd, 0);
+	return got;
+}
+
+static void test_log_status(const char *path)
+{
+	int fd = vp_open(path, O_RDWR | O_NONBLOCK);
+	uint32_t id;
+	int64_t frames = -1;
+	char want[64], *log, *p, *last = NULL;
+	long long logged = -1;
+	int got;
+
+	if (fd < 0)
+		return;
+	vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
+	got = stream_frames(fd, 10);
+	vt_ok(got == 10, "stream 10 frames", "got %d", got);
+	id = ctrl_by_name(fd, "Frames Produced", NULL);
+	if (id)
+		vp_ctrl_get64(fd, id, &frames);
+	vt_klog_mark("44-queue-ctrls LOG_STATUS");
+	ioctl(fd, VIDIOC_LOG_STATUS);
+	close(fd);
+	log = vt_klog_since_mark();
+	snprintf(want, sizeof(want), "Frames Produced: ");
+	for (p = log; p && (p = strstr(p, want)); p++)
+		last = p;
+	if (last)
+		logged = strtoll(last + strlen(want), NULL, 10);
+	vt_ok(frames >= 10 && logged == frames,
+	      "LOG_STATUS logs the Frames Produced the control reads",
+	      "control %" PRId64 ", logged %lld", frames, logged);
+	free(log);
+}
+
+static void test_class(const char *path)
+{
+	static const char * const names[] = {
+		"Engine Running", "Engine Starts", "Frames Produced",
+		"Frames Dropped", "Raise EOS Event", "HDMI Signal Present",
+		"Unthrottled",
+	};
+	struct v4l2_query_ext_ctrl q, cls;
+	int fd = vp_open(path, O_RDWR | O_NONBLOCK);
+	char why[256] = "";
+	uint32_t which = 0;
+	unsigned int i;
+	size_t used = 0;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < VT_ARRAY_SIZE(names); i++) {
+		uint32_t id = ctrl_by_name(fd, names[i], &q);
+
+		if (!id) {
+			used += snprintf(why + used, sizeof(why) - used,
+					 "no \"%s\"; ", names[i]);
+			continue;
+		}
+		if (!which)
+			which = (uint32_t)V4L2_CTRL_ID2WHICH(id);
+		if (V4L2_CTRL_ID2WHICH(id) != which ||
+		    which == V4L2_CTRL_CLASS_USER)
+			used += snprintf(why + used, sizeof(why) - used,
+					 "\"%s\" 0x%08x in class 0x%08x; ",
+					 names[i], id, (unsigned int)V4L2_CTRL_ID2WHICH(id));
+		if (used >= sizeof(why))
+			break;
+	}
+	memset(&cls, 0, sizeof(cls));
+	cls.id = which | 1;
+	if (!*why && (ioctl(fd, VIDIOC_QUERY_EXT_CTRL, &cls) ||
+		      cls.type != V4L2_CTRL_TYPE_CTRL_CLASS))
+		snprintf(why, sizeof(why), "no ctrl_class control 0x%08x",
+			 which | 1);
+	vt_ok(!*why, "the driver's controls are in a class of their own "
+	      "(not the user class)", "%s", why);
+
+	i = ctrl_by_name(fd, "Unthrottled", &q);
+	vt_ok(i && q.type == V4L2_CTRL_TYPE_BOOLEAN &&
+	      !(q.flags & V4L2_CTRL_FLAG_READ_ONLY),
+	      "\"Unthrottled\" is a writable boolean control", NULL);
+	if (i) {
+		int type = CAP, nb = reqbufs(fd, 2), e = 0, k;
+
+		for (k = 0; k < nb; k++) {
+			struct v4l2_buffer b = {
+				.index = k, .type = CAP,
+				.memory = V4L2_MEMORY_MMAP,
+			};
+
+			ioctl(fd, VIDIOC_QBUF, &b);
+		}
+		if (!ioctl(fd, VIDIOC_STREAMON, &type)) {
+			e = vp_ctrl_set(fd, i, 1);
+			ioctl(fd, VIDIOC_STREAMOFF, &type);
+		}
+		reqbufs(fd, 0);
+		vt_ok(e == -EBUSY, "\"Unthrottled\" is busy while streaming",
+		      "S_CTRL gave %s", e ? vt_errname(-e) : "success");
+		vt_ok(vp_ctrl_set(fd, i, 1) == 0 && vp_ctrl_set(fd, i, 0) == 0,
+		      "\"Unthrottled\" can be set when not streaming", NULL);
+	}
+	close(fd);
+}
+
+static void test_module_params(void)
+{
+	const char *dir = "/sys/module/vivpoll/parameters";
+	char why[256] = "";
+	size_t used = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		char p[512];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (stat(p, &st) || !(st.st_mode & 0222))
+			continue;
+		if (strcmp(e->d_name, "debug") && used < sizeof(why))
+			used += snprintf(why + used, sizeof(why) - used, "%s ",
+					 e->d_name);
+	}
+	if (d)
+		closedir(d);
+	vt_ok(d && !*why, "debug is the only writable module parameter",
+	      d ? "also writable: %s" : "no %s", d ? why : dir);
+}
+
+int main(void)
+{
+	struct vt_dev devs[VT_MAX_DEVS];
+	int n;
+
+	vt_begin("44-queue-ctrls: buffer counts and sizes, the controls");
+	n = vt_devices(devs, VT_MAX_DEVS);
+	if (!vt_ok(n > 0, "a vivpoll device exists", "none found"))
+		return vt_end();
+	test_buffer_counts(devs[0].path);
+	test_log_status(devs[0].path);
+	test_class(devs[0].path);
+	test_module_params();
+	/* last: without a limit, these run the guest out of memory */
+	test_huge_sizes(devs[0].path);
+	return vt_end();
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# make run passes CMD to the guest byte for byte: quotes, $, \ and newlines.
+# Boots one guest with a command that uses all of them and compares what it
+# prints with the same command run by the host's busybox sh. TAP on stdout.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+# shellcheck disable=SC2016 # the $ are for the guest's shell
+cmd='printf "[%s]\n" "$((6*7))" '\''single $HOME "q"'\'' "back\\slash" "tab	x"
+p=$$; [ "$p" -gt 0 ] && echo "pid ok"
+x=1
+for i in a b; do x="$x$i"; done
+echo "$x" \$notavar \\ end'
+want=$(busybox sh -c "$cmd")
+got=$(cd "$TOP" && make -s --no-print-directory run CMD="$cmd" 2>&1 | tr -d '\r') || true
+if [[ "$got" == *"$want"* ]]; then
+	echo "ok - make run passes CMD byte for byte (quotes, \$, \\, newlines)"
+else
+	echo "not ok - make run passes CMD byte for byte (quotes, \$, \\, newlines)"
+	printf 'wanted:\n%s\ngot:\n%s\n' "$want" "$got" | sed 's/^/# /'
+fi
