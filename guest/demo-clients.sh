@@ -3,7 +3,7 @@
 # /host/frames; the event watcher (vivpoll-events, select() on exceptfds
 # only) runs on the same device while GStreamer streams from another fd.
 # The vivpoll tracepoints say which task asked for what and who started the
-# engine. Exit 0 when the clients wrote their frames, the watcher got its
+# engine; the watcher also sees the Engine Running/Starts control events. Exit 0 when the clients wrote their frames, the watcher got its
 # events, never asked for POLLIN, and the engine was started by GStreamer.
 set -eu
 t=/sys/kernel/debug/tracing
@@ -11,8 +11,9 @@ out=/host/frames
 dev=$(for d in /dev/video*; do
 	v4l2-ctl -d "$d" --info 2> /dev/null | grep -q 'Driver name *: vivpoll' && echo "$d"
 done | head -1)
-inst=$(v4l2-ctl -d "$dev" --info | sed -n 's/.*Bus info *: platform:vivpoll-//p')
-starts() { cat "/sys/kernel/debug/vivpoll/vivpoll-$inst/engine_starts"; }
+# the driver's counters are controls
+ctrl() { v4l2-ctl -d "$dev" -C "$1" | awk '{ print $2 }'; }
+starts() { ctrl engine_starts; }
 bright() { v4l2-ctl -d "$dev" -c brightness="$1"; }
 mkdir -p "$out"
 rm -f "$out"/gst-*.png "$out"/ffmpeg-*.png
@@ -22,8 +23,8 @@ for e in vivpoll_poll vivpoll_engine_start vivpoll_engine_stop; do
 	echo 1 > "$t/events/vivpoll/$e/enable"
 done
 echo "engine_starts before: $(starts)"
-echo "watcher: vivpoll-events -d $dev --count 3 (exceptfds only), in the background"
-vivpoll-events -d "$dev" --count 3 --timeout 60 > /tmp/watch.log 2>&1 &
+echo "watcher: vivpoll-events -d $dev (exceptfds only), in the background"
+vivpoll-events -d "$dev" --timeout 120 > /tmp/watch.log 2>&1 &
 wpid=$!
 sleep 1
 bright 100
@@ -34,7 +35,7 @@ gst-launch-1.0 -q v4l2src device="$dev" num-buffers=30 ! video/x-raw,width=640,h
 	videoconvert ! pngenc ! multifilesink location="$out/gst-%02d.png" > /tmp/gst.log 2>&1 &
 gpid=$!
 i=0
-while [ "$(cat "/sys/kernel/debug/vivpoll/vivpoll-$inst/engine_running")" != 1 ] && [ $i -lt 100 ]; do
+while [ "$(ctrl engine_running)" != 1 ] && [ $i -lt 100 ]; do
 	sleep 0.2
 	i=$((i + 1))
 done
@@ -43,6 +44,8 @@ echo "a brightness event while GStreamer streams; engine_starts: $(starts)"
 grc=0
 wait $gpid || grc=$?
 bright 128
+sleep 1
+kill -TERM $wpid
 wrc=0
 wait $wpid || wrc=$?
 for e in vivpoll_poll vivpoll_engine_start vivpoll_engine_stop; do
@@ -50,8 +53,10 @@ for e in vivpoll_poll vivpoll_engine_start vivpoll_engine_stop; do
 done
 echo "GStreamer exited $grc; engine_starts after: $(starts)"
 [ "$grc" = 0 ] || tail -5 /tmp/gst.log
-echo "--- the watcher's output (its own check counts every engine start on the device, GStreamer's too):"
-cat /tmp/watch.log
+echo "--- the watcher's output (its own check counts every engine start on the device, GStreamer's too),"
+echo "    but for the counter events (Frames Produced/Dropped) the stream raises:"
+grep -v -E '\((Frames Produced|Frames Dropped)\)' /tmp/watch.log
+echo "    and $(grep -c -E '\((Frames Produced|Frames Dropped)\)' /tmp/watch.log || true) Frames Produced/Dropped events"
 echo "--- the trace: poll calls per task with the masks they asked for, and who started the engine"
 grep -E 'vivpoll_(poll|engine_start|engine_stop):' "$t/trace" | awk '
 	{ task = $1; sub(/-[0-9]+$/, "", task) }
@@ -69,6 +74,7 @@ ffmpeg -nostdin -hide_banner -loglevel warning -f v4l2 -input_format yuyv422 -vi
 ngst=$(ls "$out" | grep -c '^gst-.*\.png$' || true)
 nff=$(ls "$out" | grep -c '^ffmpeg-.*\.png$' || true)
 nev=$(sed -n 's/^events: //p' /tmp/watch.log)
+nbright=$(grep -c '(Brightness)' /tmp/watch.log || true)
 # the watcher's requests: never POLLIN (0x1) or POLLRDNORM (0x40)
 wpolls=$(grep -E '^ +vivpoll-events ' /tmp/trace.sum || true)
 inpoll=$(echo "$wpolls" | grep -oE '0x[0-9a-f]{8}' | while read -r m; do
@@ -77,7 +83,7 @@ done)
 starter=$(sed -n 's/^  engine_start by //p' /tmp/trace.sum | sort -u | tr '\n' ' ')
 echo
 echo "GStreamer: $ngst PNG frames (exit $grc); ffmpeg: $nff PNG frames (exit $frc), in out/frames/"
-echo "watcher: $nev events (exit $wrc), poll masks asked: $(echo "$wpolls" | sed 's/.*masks://')${inpoll:+; POLLIN asked: $inpoll}"
+echo "watcher: $nev events, $nbright of them the 3 brightness changes (exit $wrc), poll masks asked: $(echo "$wpolls" | sed 's/.*masks://')${inpoll:+; POLLIN asked: $inpoll}"
 echo "engine started by: $starter"
-[ "$grc" = 0 ] && [ "$frc" = 0 ] && [ "$ngst" = 30 ] && [ "$nff" = 30 ] && [ "$nev" = 3 ] &&
+[ "$grc" = 0 ] && [ "$frc" = 0 ] && [ "$ngst" = 30 ] && [ "$nff" = 30 ] && [ "$nbright" = 3 ] &&
 	[ -n "$wpolls" ] && [ -z "$inpoll" ] && [ -n "$starter" ] && ! echo "$starter" | grep -q vivpoll-events
