@@ -342,7 +342,8 @@ void prove_expect(enum prove_api api, enum prove_sit sit, unsigned int req,
 	 * an event. With POLLIN asked, that call starts the engine, whose
 	 * first frame is due at once: a frame done before vb2 looks at its
 	 * done list (another vCPU, a descheduled one) makes the submission
-	 * complete with POLLIN instead.
+	 * complete at once with POLLIN instead (its completion may come
+	 * after the eventfd's). So either is right for a POLLIN request.
 	 */
 	e->ready_may_pass = row->refuses && (req & REQ_IN);
 

@@ -387,8 +387,7 @@ static bool cell_matches(const struct cell *c)
 		return false;
 	if (r->started != e->started)
 		return false;
-	if (r->ev != e->ev &&
-	    !(e->ready_may_pass && r->ev == EV_NA && r->in))
+	if (r->ev != e->ev && !(e->ready_may_pass && r->ev == EV_NA))
 		return false;
 	if ((r->mask & e->mask_must) != e->mask_must)
 		return false;

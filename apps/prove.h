@@ -49,7 +49,7 @@ struct prove_expect {
 	int ev;			/* EV_* */
 	uint32_t mask_must;	/* bits poll_req_seen must contain */
 	uint32_t mask_may;	/* further bits it may contain */
-	bool ready_may_pass;	/* EV_REFUSED, or EV_NA with POLLIN at once */
+	bool ready_may_pass;	/* EV_REFUSED or EV_NA (accepted: ready at once) */
 	const char *why;	/* one-line reason, shown on a mismatch */
 };
 

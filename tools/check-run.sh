@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make run passes CMD to the guest byte for byte: quotes, $, \ and newlines.
-# Boots one guest with a command that uses all of them and compares what it
-# prints with the same command run by the host's busybox sh. TAP on stdout.
+# Boots one guest (already built: make -o guest) with a command that uses
+# all of them and compares what it prints with the same command run by the
+# host's busybox sh. TAP on stdout.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -12,7 +13,7 @@ x=1
 for i in a b; do x="$x$i"; done
 echo "$x" \$notavar \\ end'
 want=$(busybox sh -c "$cmd")
-got=$(cd "$TOP" && make -s --no-print-directory run CMD="$cmd" 2>&1 | tr -d '\r') || true
+got=$(cd "$TOP" && make -s --no-print-directory -o guest run CMD="$cmd" 2>&1 | tr -d '\r') || true
 if [[ "$got" == *"$want"* ]]; then
 	echo "ok - make run passes CMD byte for byte (quotes, \$, \\, newlines)"
 else
