@@ -30,8 +30,8 @@ sleep 1
 bright 100
 sleep 1
 echo "a brightness event while idle; engine_starts: $(starts)"
-echo "GStreamer: v4l2src device=$dev num-buffers=30 ! 640x480 ! videoconvert ! pngenc ! multifilesink $out/gst-%02d.png"
-gst-launch-1.0 -q v4l2src device="$dev" num-buffers=30 ! video/x-raw,width=640,height=480 ! \
+echo "GStreamer: v4l2src device=$dev num-buffers=30 ! 640x480 at 30 fps ! videoconvert ! pngenc ! multifilesink $out/gst-%02d.png"
+gst-launch-1.0 -q v4l2src device="$dev" num-buffers=30 ! video/x-raw,width=640,height=480,framerate=30/1 ! \
 	videoconvert ! pngenc ! multifilesink location="$out/gst-%02d.png" > /tmp/gst.log 2>&1 &
 gpid=$!
 i=0
