@@ -113,9 +113,6 @@ struct vivpoll_run {
  * @ctrl_frames: the Frames Produced control
  * @ctrl_drops: the Frames Dropped control
  * @ctrl_unthrottled: the Unthrottled control
- * @starts: engine starts since the device was created, protected by @mutex
- * @frames: frames produced since the device was created, by @engine only
- * @drops: frame slots dropped since the device was created, by @engine only
  * @engine: the frame engine thread, NULL when stopped
  * @engine_wq: wakes up @engine when a buffer is queued while it waits
  * @run: state of the current or last run of @engine
@@ -159,9 +156,6 @@ struct vivpoll_dev {
 	struct v4l2_ctrl *ctrl_frames;
 	struct v4l2_ctrl *ctrl_drops;
 	struct v4l2_ctrl *ctrl_unthrottled;
-	u64 starts;
-	u64 frames;
-	u64 drops;
 
 	struct task_struct *engine;
 	wait_queue_head_t engine_wq;

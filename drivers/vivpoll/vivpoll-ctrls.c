@@ -225,6 +225,14 @@ int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 	return v4l2_ctrl_handler_setup(hdl);
 }
 
+/* Add @n to a counter control: the control is the counter's only copy */
+static void vivpoll_ctrl_add(struct v4l2_ctrl *ctrl, u64 n)
+{
+	v4l2_ctrl_lock(ctrl);
+	__v4l2_ctrl_s_ctrl_int64(ctrl, *ctrl->p_cur.p_s64 + n);
+	v4l2_ctrl_unlock(ctrl);
+}
+
 /*
  * The engine started (@running) or stopped; called from the vb2
  * start_streaming and stop_streaming ops, with dev->mutex held.
@@ -232,7 +240,7 @@ int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 void vivpoll_ctrls_engine_running(struct vivpoll_dev *dev, bool running)
 {
 	if (running)
-		v4l2_ctrl_s_ctrl_int64(dev->ctrl_starts, ++dev->starts);
+		vivpoll_ctrl_add(dev->ctrl_starts, 1);
 	v4l2_ctrl_s_ctrl(dev->ctrl_running, running);
 	/* the interval counts from the start of the run */
 	v4l2_ctrl_grab(dev->ctrl_unthrottled, running);
@@ -241,14 +249,10 @@ void vivpoll_ctrls_engine_running(struct vivpoll_dev *dev, bool running)
 /* @frames more frames and @drops more drops; called by the engine thread */
 void vivpoll_ctrls_count(struct vivpoll_dev *dev, u64 frames, u64 drops)
 {
-	if (frames) {
-		dev->frames += frames;
-		v4l2_ctrl_s_ctrl_int64(dev->ctrl_frames, dev->frames);
-	}
-	if (drops) {
-		dev->drops += drops;
-		v4l2_ctrl_s_ctrl_int64(dev->ctrl_drops, dev->drops);
-	}
+	if (frames)
+		vivpoll_ctrl_add(dev->ctrl_frames, frames);
+	if (drops)
+		vivpoll_ctrl_add(dev->ctrl_drops, drops);
 }
 
 void vivpoll_ctrls_free(struct vivpoll_dev *dev)
