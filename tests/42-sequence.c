@@ -28,17 +28,6 @@
 #define CAP	V4L2_BUF_TYPE_VIDEO_CAPTURE
 #define NBUF	4
 
-static int reqbufs(int fd, unsigned int count)
-{
-	struct v4l2_requestbuffers rb = {
-		.count = count, .type = CAP, .memory = V4L2_MEMORY_MMAP,
-	};
-
-	if (ioctl(fd, VIDIOC_REQBUFS, &rb))
-		return -errno;
-	return (int)rb.count;
-}
-
 static int start(int fd, int nb)
 {
 	int type = CAP, i;
@@ -59,7 +48,7 @@ static void stop(int fd)
 	int type = CAP;
 
 	ioctl(fd, VIDIOC_STREAMOFF, &type);
-	reqbufs(fd, 0);
+	vt_reqbufs(fd, 0);
 }
 
 static int dqbuf(int fd, struct v4l2_buffer *b, unsigned int ms)
@@ -92,7 +81,7 @@ static void test_held_buffers(const char *path)
 		return;
 	vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
 	vp_set_fps(fd, 30, NULL, NULL);
-	nb = reqbufs(fd, NBUF);
+	nb = vt_reqbufs(fd, NBUF);
 	if (!vt_ok(nb == NBUF, "REQBUFS 4", "got %d", nb) || start(fd, nb)) {
 		close(fd);
 		return;
@@ -158,7 +147,7 @@ static void test_late_engine(const char *path)
 	}
 	vp_ctrl_get64(fd, VIVPOLL_CID_FRAMES, &f0);
 	vp_ctrl_get64(fd, VIVPOLL_CID_DROPS, &d0);
-	nb = reqbufs(fd, NBUF);
+	nb = vt_reqbufs(fd, NBUF);
 	t0 = vp_now_ns();
 	if (nb <= 0 || start(fd, nb)) {
 		vt_ok(false, "stream 1920x1080", NULL);

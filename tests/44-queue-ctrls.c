@@ -54,17 +54,6 @@ static uint32_t ctrl_by_name(int fd, const char *name,
 	return 0;
 }
 
-static int reqbufs(int fd, unsigned int count)
-{
-	struct v4l2_requestbuffers rb = {
-		.count = count, .type = CAP, .memory = V4L2_MEMORY_MMAP,
-	};
-
-	if (ioctl(fd, VIDIOC_REQBUFS, &rb))
-		return -errno;
-	return (int)rb.count;
-}
-
 /* CREATE_BUFS of count buffers of size bytes: the count it got or -errno */
 static int create_bufs(int fd, unsigned int count, uint32_t size)
 {
@@ -95,9 +84,9 @@ static void test_buffer_counts(const char *path)
 	vt_ok(vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL) == 0,
 	      "S_FMT 320x240 YUYV", NULL);
 
-	n = reqbufs(fd, 4);
+	n = vt_reqbufs(fd, 4);
 	vt_ok(n == 4, "REQBUFS for 4 buffers gets 4", "got %d", n);
-	reqbufs(fd, 0);
+	vt_reqbufs(fd, 0);
 
 	if (ctrl_by_name(fd, "Min Number of Capture Buffers", &q) ==
 	    V4L2_CID_MIN_BUFFERS_FOR_CAPTURE &&
@@ -109,16 +98,16 @@ static void test_buffer_counts(const char *path)
 	else
 		vt_ok(false, "V4L2_CID_MIN_BUFFERS_FOR_CAPTURE is read-only, "
 		      "2 or 3", "no such control");
-	n = reqbufs(fd, 1);
+	n = vt_reqbufs(fd, 1);
 	vt_ok(min > 0 && n == min, "REQBUFS for 1 buffer gets the minimum",
 	      "got %d, the control says %d", n, min);
-	reqbufs(fd, 0);
+	vt_reqbufs(fd, 0);
 
 	n = create_bufs(fd, 1, 0);
 	vt_ok(n == 1, "CREATE_BUFS for 1 buffer gets exactly 1", "got %d", n);
 	n = create_bufs(fd, 1, 0);
 	vt_ok(n == 1, "a second CREATE_BUFS for 1 buffer gets 1", "got %d", n);
-	reqbufs(fd, 0);
+	vt_reqbufs(fd, 0);
 	close(fd);
 }
 
@@ -140,7 +129,7 @@ static void test_huge_sizes(const char *path)
 			 "bytes: an error or 1 buffer", sizes[i]);
 		vt_ok(n < 0 || n == 1, desc, "got %d buffers", n);
 		if (n > 0)
-			reqbufs(fd, 0);
+			vt_reqbufs(fd, 0);
 		close(fd);
 		vt_klog_check();
 	}
@@ -151,7 +140,7 @@ static int stream_frames(int fd, unsigned int n)
 {
 	int type = CAP, got = 0, nb, i;
 
-	nb = reqbufs(fd, 4);
+	nb = vt_reqbufs(fd, 4);
 	if (nb <= 0)
 		return nb;
 	for (i = 0; i < nb; i++) {
@@ -176,7 +165,7 @@ static int stream_frames(int fd, unsigned int n)
 		ioctl(fd, VIDIOC_QBUF, &b);
 	}
 	ioctl(fd, VIDIOC_STREAMOFF, &type);
-	reqbufs(fd, 0);
+	vt_reqbufs(fd, 0);
 	return got;
 }
 
@@ -260,7 +249,7 @@ static void test_class(const char *path)
 	      !(q.flags & V4L2_CTRL_FLAG_READ_ONLY),
 	      "\"Unthrottled\" is a writable boolean control", NULL);
 	if (i) {
-		int type = CAP, nb = reqbufs(fd, 2), e = 0, k;
+		int type = CAP, nb = vt_reqbufs(fd, 2), e = 0, k;
 
 		for (k = 0; k < nb; k++) {
 			struct v4l2_buffer b = {
@@ -274,7 +263,7 @@ static void test_class(const char *path)
 			e = vp_ctrl_set(fd, i, 1);
 			ioctl(fd, VIDIOC_STREAMOFF, &type);
 		}
-		reqbufs(fd, 0);
+		vt_reqbufs(fd, 0);
 		vt_ok(e == -EBUSY, "\"Unthrottled\" is busy while streaming",
 		      "S_CTRL gave %s", e ? vt_errname(-e) : "success");
 		vt_ok(vp_ctrl_set(fd, i, 1) == 0 && vp_ctrl_set(fd, i, 0) == 0,

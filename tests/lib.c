@@ -338,6 +338,18 @@ bool vt_wait_engines_stopped(unsigned int ms, char *buf, size_t len)
 
 /* ---- capture ------------------------------------------------------------- */
 
+int vt_reqbufs(int fd, unsigned int count)
+{
+	struct v4l2_requestbuffers rb = {
+		.count = count, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_MMAP,
+	};
+
+	if (ioctl(fd, VIDIOC_REQBUFS, &rb))
+		return -errno;
+	return (int)rb.count;
+}
+
 int vt_capture(const char *path, unsigned int nframes, unsigned int ms,
 	       char *why, size_t wlen)
 {

@@ -119,6 +119,9 @@ bool vt_wait_engines_stopped(unsigned int ms, char *buf, size_t len);
 
 /* ---- capture ------------------------------------------------------------- */
 
+/* VIDIOC_REQBUFS of count MMAP capture buffers: the count granted or -errno */
+int vt_reqbufs(int fd, unsigned int count);
+
 /*
  * Capture nframes by mmap at 320x240 YUYV, 30 fps (fast enough under TCG),
  * from input 0. Checks sequence numbers increase, bytesused is the image
