@@ -120,6 +120,9 @@ struct api_row {
 	const char *name;
 	uint32_t (*key)(unsigned int req);
 	uint32_t wake_extra;	/* bits added by re-polls after a wake-up */
+	bool repolls;		/* one wait call polls the fd on entry (or
+				 * when arming) and again after each wake-up:
+				 * poll_calls rises by 2+ iff it slept */
 	bool refuses;		/* cannot wait on a vb2 fd: EINVAL */
 	struct legacy_sit legacy[SIT_COUNT];
 };
@@ -135,6 +138,7 @@ static const struct api_row rows[API_COUNT] = {
 	 */
 	[API_SELECT] = {
 		.name = "select",
+		.repolls = true,
 		.key = key_select,
 		.legacy = {
 			[SIT_WAKE] = { true,
@@ -157,6 +161,7 @@ static const struct api_row rows[API_COUNT] = {
 	/* pselect6 -> core_sys_select() -> do_select(): as select. */
 	[API_PSELECT] = {
 		.name = "pselect",
+		.repolls = true,
 		.key = key_select,
 		.legacy = {
 			[SIT_WAKE] = { true, "as select: pass after wake-up "
@@ -176,6 +181,7 @@ static const struct api_row rows[API_COUNT] = {
 	 */
 	[API_POLL] = {
 		.name = "poll",
+		.repolls = true,
 		.key = key_poll,
 		.legacy = {
 			[SIT_WAKE] = { true, "pass after the wake-up gets "
@@ -192,6 +198,7 @@ static const struct api_row rows[API_COUNT] = {
 	/* ppoll -> do_sys_poll() -> do_poll(): as poll. */
 	[API_PPOLL] = {
 		.name = "ppoll",
+		.repolls = true,
 		.key = key_poll,
 		.legacy = {
 			[SIT_WAKE] = { true, "as poll" },
@@ -251,6 +258,7 @@ static const struct api_row rows[API_COUNT] = {
 	 */
 	[API_IO_URING] = {
 		.name = "io_uring",
+		.repolls = true,
 		.key = key_io_uring,
 		.wake_extra = K_IO_POLL_UNMASK,
 		.legacy = {
@@ -346,6 +354,14 @@ void prove_expect(enum prove_api api, enum prove_sit sit, unsigned int req,
 	 * after the eventfd's). So either is right for a POLLIN request.
 	 */
 	e->ready_may_pass = row->refuses && (req & REQ_IN);
+	/*
+	 * The same early frame can end a wake cell's wait call on its first
+	 * pass, before any wake-up: then the pass this situation is about
+	 * (the one after a wake-up, NULL with the switch on) never ran, and
+	 * the mask is the first pass's key. The cell waits again then (after
+	 * reading the frames) until a call has slept and polled again.
+	 */
+	e->needs_repoll = sit == SIT_WAKE && row->repolls;
 
 	if (null_table) {
 		e->mask_must = 0xffffffffu;

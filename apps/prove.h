@@ -50,6 +50,9 @@ struct prove_expect {
 	uint32_t mask_must;	/* bits poll_req_seen must contain */
 	uint32_t mask_may;	/* further bits it may contain */
 	bool ready_may_pass;	/* EV_REFUSED or EV_NA (accepted: ready at once) */
+	bool needs_repoll;	/* (a): some wait call must poll the video fd
+				 * again after a wake-up (the pass the
+				 * switch turns NULL); re-wait until one has */
 	const char *why;	/* one-line reason, shown on a mismatch */
 };
 
@@ -64,6 +67,9 @@ struct prove_result {
 	bool pri;		/* POLLPRI was reported for the video fd */
 	bool in;		/* POLLIN was reported for the video fd */
 	unsigned int calls;	/* wait calls made */
+	bool repolled;		/* a call polled the video fd twice or more */
+	unsigned int rewaits;	/* calls repeated because their first
+				 * ->poll() already found a frame */
 	double ms;		/* duration of the wait phase */
 };
 
