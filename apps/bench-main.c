@@ -23,6 +23,7 @@ static void usage(FILE *f)
 "  memcpy  the floor: copy the same bytes at the same rate into a ring of\n"
 "          buffers, measured like stream; also an unpaced copy\n"
 "          --size WxH  --fourcc F  --fps N  --buffers N  --duration S\n"
+"          --consumer (hand each copy to a thread asleep in poll())\n"
 "  event   latency from a signal in one process to the select() wake-up of\n"
 "          another: a control change (exceptfds) or an eventfd write\n"
 "          --kind ctrl|eventfd  --driver D  --count N  --cpus same|split|any\n"

@@ -21,16 +21,23 @@
  * as many buffers, paced with clock_nanosleep(TIMER_ABSTIME) like a
  * producer thread, measured the same way; plus the CPU time of one unpaced
  * user-space memcpy and of one kernel copy (pread from tmpfs) of a frame.
+ * With --consumer, each copy is also handed to a second thread that sleeps
+ * in poll() on an eventfd, as a capture application sleeps in poll() on
+ * the video fd: the copy plus the one wake-up per frame that any delivery
+ * to a waiting reader costs.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +57,7 @@ struct sopts {
 	unsigned long nbuf;
 	unsigned long dur_ms, warm_ms;
 	bool map_rw;
+	bool consumer;		/* memcpy: wake a consumer thread per frame */
 };
 
 static void parse(int argc, char **argv, struct sopts *o)
@@ -65,6 +73,7 @@ static void parse(int argc, char **argv, struct sopts *o)
 		{ "duration", required_argument, NULL, 't' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "map", required_argument, NULL, 'm' },
+		{ "consumer", no_argument, NULL, 'C' },
 		{ 0 }
 	};
 	int c;
@@ -78,7 +87,7 @@ static void parse(int argc, char **argv, struct sopts *o)
 	o->dur_ms = 5000;
 	o->warm_ms = 1000;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":D:d:s:f:r:Fb:t:w:m:", lopts,
+	while ((c = getopt_long(argc, argv, ":D:d:s:f:r:Fb:t:w:m:C", lopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'D':
@@ -122,6 +131,11 @@ static void parse(int argc, char **argv, struct sopts *o)
 			if (strcmp(optarg, "ro") && strcmp(optarg, "rw"))
 				bench_usage_error(o->cmd, "--map is ro or rw, not", optarg);
 			o->map_rw = !strcmp(optarg, "rw");
+			break;
+		case 'C':
+			if (strcmp(o->cmd, "memcpy"))
+				bench_usage_error(o->cmd, "--consumer is a memcpy option", NULL);
+			o->consumer = true;
 			break;
 		case ':':
 			bench_usage_error(o->cmd, "missing argument for", argv[optind - 1]);
@@ -617,6 +631,34 @@ static void touch(void *p)
 	__asm__ volatile("" : : "r"(p) : "memory");
 }
 
+struct consumer {
+	pthread_t th;
+	int efd;
+	atomic_bool stop;
+	unsigned char *const *bufs;
+	unsigned long nbuf;
+	uint64_t got;		/* frames taken */
+	unsigned int sum;	/* first byte of each, so that it is read */
+};
+
+/* Sleep in poll() until the producer says a buffer is done; take it. */
+static void *consumer_main(void *arg)
+{
+	struct consumer *c = arg;
+	struct pollfd p = { .fd = c->efd, .events = POLLIN };
+	uint64_t n;
+
+	while (!atomic_load(&c->stop)) {
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		if (read(c->efd, &n, sizeof(n)) != sizeof(n))
+			continue;
+		for (; n; n--, c->got++)
+			c->sum += c->bufs[c->got % c->nbuf][0];
+	}
+	return NULL;
+}
+
 int bench_memcpy_main(int argc, char **argv)
 {
 	struct sopts o = { .cmd = "memcpy" };
@@ -628,8 +670,10 @@ int bench_memcpy_main(int argc, char **argv)
 	double tight_ms, kcopy_ms = NAN, wall_ms;
 	bool started = false;
 	char path[] = "/tmp/vivpoll-bench-XXXXXX";
+	struct consumer cons = { .efd = -1 };
 	size_t size, i;
 	int reps = 10, fd;
+	const uint64_t one = 1;
 
 	parse(argc, argv, &o);
 	if (o.fastest)
@@ -676,6 +720,16 @@ int bench_memcpy_main(int argc, char **argv)
 		close(fd);
 	}
 
+	if (o.consumer) {
+		cons.efd = eventfd(0, EFD_CLOEXEC);
+		cons.bufs = dst;
+		cons.nbuf = o.nbuf;
+		if (cons.efd < 0)
+			return bench_fail("memcpy", "eventfd failed");
+		if (pthread_create(&cons.th, NULL, consumer_main, &cons))
+			return bench_fail("memcpy", "pthread_create failed");
+	}
+
 	/* paced, like a producer thread */
 	period = 1000000000ull / o.fps;
 	base = vp_now_ns() + period;
@@ -689,6 +743,8 @@ int bench_memcpy_main(int argc, char **argv)
 			;
 		memcpy(dst[k % o.nbuf], src, size);
 		touch(dst[k % o.nbuf]);
+		if (o.consumer && write(cons.efd, &one, sizeof(one)) != sizeof(one))
+			return bench_fail("memcpy", "eventfd write failed");
 		now = vp_now_ns();
 		if (!started) {
 			if (now - base >= o.warm_ms * 1000000ull) {
@@ -705,13 +761,24 @@ int bench_memcpy_main(int argc, char **argv)
 			break;
 	}
 	bench_snap(&b, 0);
+	if (o.consumer) {
+		atomic_store(&cons.stop, true);
+		if (write(cons.efd, &one, sizeof(one)) != sizeof(one))
+			return bench_fail("memcpy", "eventfd write failed");
+		pthread_join(cons.th, NULL);
+		close(cons.efd);
+	}
 
 	{
 		double win = (b.t_ns - a.t_ns) / 1e9;
 		char fcc[8];
 
 		bj_begin(&j, "memcpy");
-		bj_str(&j, "driver", "memcpy");
+		bj_str(&j, "driver", o.consumer ? "memcpy_wake" : "memcpy");
+		if (o.consumer) {
+			bj_int(&j, "consumer_frames", (long long)cons.got);
+			bj_int(&j, "consumer_sum", cons.sum);
+		}
 		bj_int(&j, "width", o.w);
 		bj_int(&j, "height", o.h);
 		bj_str(&j, "fourcc", vp_fourcc_str(o.fourcc, fcc));

@@ -59,15 +59,18 @@ if want frame; then
 	while [ "$r" -le "$rounds" ]; do
 		run frame "$r" cpu --duration "$secs"
 		case $((r % 3)) in
-		1) order="vivpoll vivid memcpy" ;;
-		2) order="vivid memcpy vivpoll" ;;
-		0) order="memcpy vivpoll vivid" ;;
+		1) order="vivpoll vivid memcpy wake" ;;
+		2) order="vivid wake memcpy vivpoll" ;;
+		0) order="memcpy vivpoll wake vivid" ;;
 		esac
 		for w in $order; do
 			case $w in
 			memcpy)
 				run frame "$r" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
 					--buffers "$bufs" --duration "$secs" ;;
+			wake)
+				run frame "$r" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
+					--buffers "$bufs" --duration "$secs" --consumer ;;
 			*)
 				run frame "$r" stream --driver "$w" --size 1280x720 --fourcc YUYV \
 					--fps 30 --buffers "$bufs" --duration "$secs" ;;
