@@ -348,14 +348,15 @@ void prove_expect(enum prove_api api, enum prove_sit sit, unsigned int req,
 	/*
 	 * aio_poll() drops its EINVAL when its one ->poll() already reported
 	 * an event. With POLLIN asked, that call starts the engine, whose
-	 * first frame is due at once: a frame done before vb2 looks at its
-	 * done list (another vCPU, a descheduled one) makes the submission
-	 * complete at once with POLLIN instead (its completion may come
-	 * after the eventfd's). So either is right for a POLLIN request.
+	 * first frame is due one interval later: a submitter held up that
+	 * long before vb2 looks at its done list (a descheduled vCPU) sees
+	 * the submission complete at once with POLLIN instead (its
+	 * completion may come after the eventfd's). So either is right for
+	 * a POLLIN request.
 	 */
 	e->ready_may_pass = row->refuses && (req & REQ_IN);
 	/*
-	 * The same early frame can end a wake cell's wait call on its first
+	 * Such a frame can also end a wake cell's wait call on its first
 	 * pass, before any wake-up: then the pass this situation is about
 	 * (the one after a wake-up, NULL with the switch on) never ran, and
 	 * the mask is the first pass's key. The cell waits again then (after

@@ -355,9 +355,9 @@ static void run_cell(enum prove_api api, enum prove_sit sit, unsigned int req,
 		/*
 		 * Only frames so far: read them (vfd is non-blocking), so
 		 * that the next call sleeps until the event instead of
-		 * finding POLLIN ready on its first pass. Without this, an
-		 * engine that finishes its first frame before the first
-		 * pass looks at the queue makes every call return at once,
+		 * finding POLLIN ready on its first pass. Without this, a
+		 * frame done before the next call's first pass looks at the
+		 * queue makes every call return at once,
 		 * and the pass after a wake-up (the one the switch turns
 		 * NULL) never happens.
 		 */

@@ -10,6 +10,11 @@
  *   hide it: every buffer's timestamp is the first one's plus (sequence
  *   difference) x interval, and the frame slots (frames plus drops) follow
  *   the wall clock, one per interval.
+ * - As a sensor exposes its first frame for one interval, the first frame
+ *   is done one interval after STREAMON, not at once: a non-blocking
+ *   DQBUF or read() right after the start finds nothing (v4l2-compliance's
+ *   read/write test compares two such reads), and the first timestamp is
+ *   one interval after STREAMON.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +120,66 @@ static void test_held_buffers(const char *path)
 	      "drops +%" PRId64 ", gap %u", drops1 - drops0, gap);
 }
 
+static void test_first_frame(const char *path)
+{
+	const unsigned int fps = 30, tries = 5;
+	const uint64_t interval_us = 1000000 / fps;
+	unsigned int i, early = 0, ready = 0;
+	uint64_t t0_us, lead_us, worst = UINT64_MAX;
+	struct v4l2_buffer b;
+	char c;
+	int fd, nb, r = 0;
+
+	for (i = 0; i < tries && !r; i++) {
+		fd = vp_open(path, O_RDWR | O_NONBLOCK);
+		if (fd < 0) {
+			vt_ok(false, "open the device", "%s", strerror(-fd));
+			return;
+		}
+		vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
+		vp_set_fps(fd, fps, NULL, NULL);
+		nb = vt_reqbufs(fd, NBUF);
+		t0_us = vp_now_ns() / 1000;
+		r = nb == NBUF ? start(fd, nb) : -ENOMEM;
+		if (!r) {
+			memset(&b, 0, sizeof(b));
+			b.type = CAP;
+			b.memory = V4L2_MEMORY_MMAP;
+			if (!ioctl(fd, VIDIOC_DQBUF, &b))
+				ready++;
+			r = dqbuf(fd, &b, 5000 * vt_scale());
+		}
+		if (!r) {
+			lead_us = ts_us(&b) > t0_us ? ts_us(&b) - t0_us : 0;
+			if (lead_us < worst)
+				worst = lead_us;
+			/* a tenth of an interval for the clocks' rounding */
+			if (lead_us + interval_us / 10 < interval_us)
+				early++;
+		}
+		stop(fd);
+		close(fd);
+	}
+	if (!vt_ok(!r, "stream 320x240 at 30 fps from STREAMON", "%s",
+		   vt_errname(-r)))
+		return;
+	vt_ok(!ready, "a non-blocking DQBUF right after STREAMON finds no frame",
+	      "a frame was ready at once in %u of %u starts", ready, tries);
+	vt_ok(!early, "the first frame's timestamp is one interval after "
+	      "STREAMON", "%u of %u starts earlier, the earliest %" PRIu64
+	      " us after it (interval %" PRIu64 " us)", early, tries, worst,
+	      interval_us);
+
+	/* read(): its first call starts the engine; nothing can be ready */
+	fd = vp_open(path, O_RDWR | O_NONBLOCK);
+	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd)))
+		return;
+	r = read(fd, &c, 1) < 0 ? -errno : 0;
+	close(fd);
+	vt_ok(r == -EAGAIN, "a non-blocking read() that starts streaming "
+	      "returns EAGAIN", "%s", r ? vt_errname(-r) : "it read a byte");
+}
+
 static void test_late_engine(const char *path)
 {
 	const unsigned int fps = 60;
@@ -216,6 +281,7 @@ int main(void)
 		return vt_end();
 	vt_klog_mark("42-sequence");
 	test_held_buffers(devs[0].path);
+	test_first_frame(devs[0].path);
 	test_late_engine(devs[0].path);
 	vt_klog_check();
 	return vt_end();

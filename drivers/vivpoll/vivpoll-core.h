@@ -59,7 +59,8 @@ struct vivpoll_poll_stats {
 
 /**
  * struct vivpoll_run - one run of the frame engine, owned by its thread
- * @stream_start_ns: CLOCK_MONOTONIC time at which the run started
+ * @stream_start_ns: CLOCK_MONOTONIC time of the run's first slot (zero of the
+ *	drawn clock)
  * @start_ns: CLOCK_MONOTONIC time at which slot 0 was due
  * @tpf: frame interval of the slots counted from @start_ns
  * @slot: next frame slot, counted from @start_ns

@@ -308,10 +308,13 @@ static void vivpoll_engine_update_interval(struct vivpoll_dev *dev)
 static void vivpoll_engine_catch_up(struct vivpoll_dev *dev)
 {
 	struct vivpoll_run *run = &dev->run;
-	u64 slot = vivpoll_catch_up(&run->counts, run->slot,
-				    ktime_get_ns() - run->start_ns, &run->tpf);
-	u64 missed = slot - run->slot;
+	u64 now = ktime_get_ns(), slot, missed;
 
+	if (now < run->start_ns)	/* woken before slot 0 was due */
+		return;
+	slot = vivpoll_catch_up(&run->counts, run->slot, now - run->start_ns,
+				&run->tpf);
+	missed = slot - run->slot;
 	if (!missed)
 		return;
 	run->slot = slot;
@@ -371,14 +374,21 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 	 */
 	run->pattern = __vmalloc(dev->sizeimage, GFP_KERNEL | __GFP_ZERO |
 				 __GFP_NOWARN);
-	/* Render it now: slot 0 is due when the thread starts */
+	/* Render it now, before slot 0 is due */
 	if (run->pattern && dev->tpg.pattern != TPG_PAT_NOISE) {
 		tpg_s_quality(&dev->tpg, TPG_QUAL_COLOR, 0);
 		tpg_fill_plane_buffer(&dev->tpg, 0, 0, run->pattern);
 		run->pattern_gen = dev->pattern_gen;
 	}
 	mutex_unlock(&dev->gen_lock);
+	/*
+	 * As a sensor exposes its first frame for an interval, slot 0 is due
+	 * one interval after the start: nothing is ready the moment
+	 * streaming starts. Unthrottled runs fill buffers as they come.
+	 */
 	run->start_ns = ktime_get_ns();
+	if (!run->unthrottled)
+		run->start_ns += vivpoll_frame_due_ns(1, &run->tpf);
 	run->stream_start_ns = run->start_ns;
 
 	vivpoll_ctrls_engine_running(dev, true);
