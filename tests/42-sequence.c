@@ -14,7 +14,8 @@
  *   is done one interval after STREAMON, not at once: a non-blocking
  *   DQBUF or read() right after the start finds nothing (v4l2-compliance's
  *   read/write test compares two such reads), and the first timestamp is
- *   one interval after STREAMON.
+ *   one interval after STREAMON: taken when the frame is done, so the
+ *   buffers say V4L2_BUF_FLAG_TSTAMP_SRC_EOF, not start of exposure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -124,7 +125,7 @@ static void test_first_frame(const char *path)
 {
 	const unsigned int fps = 30, tries = 5;
 	const uint64_t interval_us = 1000000 / fps;
-	unsigned int i, early = 0, ready = 0;
+	unsigned int i, early = 0, ready = 0, not_eof = 0;
 	uint64_t t0_us, lead_us, worst = UINT64_MAX;
 	struct v4l2_buffer b;
 	char c;
@@ -156,6 +157,9 @@ static void test_first_frame(const char *path)
 			/* a tenth of an interval for the clocks' rounding */
 			if (lead_us + interval_us / 10 < interval_us)
 				early++;
+			if ((b.flags & V4L2_BUF_FLAG_TSTAMP_SRC_MASK) !=
+			    V4L2_BUF_FLAG_TSTAMP_SRC_EOF)
+				not_eof++;
 		}
 		stop(fd);
 		close(fd);
@@ -169,6 +173,8 @@ static void test_first_frame(const char *path)
 	      "STREAMON", "%u of %u starts earlier, the earliest %" PRIu64
 	      " us after it (interval %" PRIu64 " us)", early, tries, worst,
 	      interval_us);
+	vt_ok(!not_eof, "the buffers' timestamp source is end of frame (EOF)",
+	      "%u of %u first frames flagged otherwise", not_eof, tries);
 
 	/* read(): its first call starts the engine; nothing can be ready */
 	fd = vp_open(path, O_RDWR | O_NONBLOCK);
