@@ -143,7 +143,8 @@ run_ctl() {
 # run_monitor DEV DIR: gst-device-monitor-1.0 Video/Source, then its entry
 # for DEV against v4l2-ctl --list-formats-ext, the formats GStreamer and
 # vivpoll share: nf (format x size pairs v4l2-ctl lists), nv (the monitor
-# lists them), nd (with every frame rate); what is missing goes to DIR/why
+# lists them), nd (with every frame rate); what is missing goes to DIR/why.
+# A vivpoll format without a GStreamer name here counts as missing.
 run_monitor() {
 	mkdir -p "$2"
 	GST_DEBUG=2 GST_DEBUG_NO_COLOR=1 timeout "$tmo" gst-device-monitor-1.0 Video/Source > "$2/mon" 2>&1
@@ -157,7 +158,8 @@ run_monitor() {
 		/^\t\tdevice.path = / { p = $3 }
 		END { if (p == dev) printf "%s", c }' "$2/mon" > "$2/caps"
 	v4l2-ctl -d "$1" --list-formats-ext > "$2/ext"
-	set -- $(awk -v why="$2/why" 'BEGIN { split("YUYV YUY2 UYVY UYVY RGB3 RGB BGR3 BGR XR24 BGRx RGBP RGB16 GREY GRAY8", m, " ")
+	[ "$(driver "$1")" = vivpoll ] && strict=1 || strict=0
+	set -- $(awk -v why="$2/why" -v strict=$strict 'BEGIN { split("YUYV YUY2 UYVY UYVY RGB3 RGB BGR3 BGR XR24 BGRx RGBP RGB16 GREY GRAY8", m, " ")
 			for (i = 1; i < 14; i += 2) gst[m[i]] = m[i + 1] }
 		function val(k, s) { return match(s, k "=[^,]+") ? substr(s, RSTART + length(k) + 1, RLENGTH - length(k) - 1) : "" }
 		FNR == NR {
@@ -173,7 +175,8 @@ run_monitor() {
 			}
 			next
 		}
-		/\[[0-9]+\]:/ { split($0, a, "\047"); f = (a[2] in gst) ? gst[a[2]] : "" }
+		/\[[0-9]+\]:/ { split($0, a, "\047"); f = (a[2] in gst) ? gst[a[2]] : ""
+			if (f == "" && strict) { f = "?" a[2]; print "no GStreamer name here for " a[2] > why } }
 		f != "" && /Size: Discrete/ { k = f "|" $3; n++
 			listed[k] = 1; if (k in have) found++; else print "monitor lacks " k > why }
 		f != "" && /Interval:/ { fps = $(NF - 1); sub(/^\(/, "", fps)
@@ -312,8 +315,16 @@ if [ "${VIVPOLL_TIER:-full}" = quick ]; then
 else
 	first=${vp%% *}
 	clients="gst-mmap gst-userptr gst-dmabuf gst-rw gst-auto gst-mmap-default"
-	clients="$clients $(ffmpeg -hide_banner -f v4l2 -list_formats raw -i "$first" 2>&1 |
-		awk -F' *: *' '/Raw/ { printf " ff-%s", $2 }') v4l2-ctl"
+	# every pixel format the driver lists, as ffmpeg names it
+	ffs=$(ffmpeg -hide_banner -f v4l2 -list_formats raw -i "$first" 2>&1 |
+		awk -F' *: *' '/Raw/ && $2 != "Unsupported" { printf " ff-%s", $2 }')
+	nfmt=$(v4l2-ctl -d "$first" --list-formats 2> /dev/null | grep -cE '^[[:space:]]*\[[0-9]+\]:')
+	if [ "$nfmt" -gt 0 ] && [ "$(echo $ffs | wc -w)" = "$nfmt" ]; then
+		ok "ffmpeg names each of the $nfmt pixel formats of $first:$ffs"
+	else
+		not_ok "ffmpeg names each of the $nfmt pixel formats of $first (it lists:${ffs:- none})"
+	fi
+	clients="$clients$ffs v4l2-ctl"
 fi
 for c in $clients; do
 	client "$c"
