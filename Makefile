@@ -40,6 +40,9 @@ guest: kernel
 
 # CMD reaches the guest byte for byte: $(value) keeps make from expanding
 # the $ in it, and the environment carries quotes, \ and newlines as they are.
+# Make exports a command-line variable expanded (running any $(shell ...)
+# in it on the host): CMD itself is never exported.
+unexport CMD
 run: export VIVPOLL_RUN_CMD = $(value CMD)
 run: guest
 	@tools/qemu-run.sh $(if $(TIMEOUT),--timeout $(TIMEOUT)) -- "$$VIVPOLL_RUN_CMD"
