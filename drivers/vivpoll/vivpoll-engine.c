@@ -72,8 +72,9 @@ static bool vivpoll_engine_have_buffer(struct vivpoll_dev *dev)
 
 /*
  * Sleep until @until_ns (CLOCK_MONOTONIC; KTIME_MAX: no time limit) or, if
- * @want_buffer, until a buffer is queued, or until the system freezes.
- * Return true if the thread is asked to stop.
+ * @want_buffer, until a buffer is queued. The sleep is freezable: the
+ * freezer freezes the thread where it sleeps. Return true if the thread is
+ * asked to stop.
  */
 static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 				bool want_buffer)
@@ -83,7 +84,8 @@ static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 	DEFINE_WAIT(wait);
 
 	for (;;) {
-		prepare_to_wait(&dev->engine_wq, &wait, TASK_INTERRUPTIBLE);
+		prepare_to_wait(&dev->engine_wq, &wait,
+				TASK_INTERRUPTIBLE | TASK_FREEZABLE);
 		if (kthread_should_stop()) {
 			stop = true;
 			break;
@@ -91,8 +93,6 @@ static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 		if (ktime_get_ns() >= until_ns)
 			break;
 		if (want_buffer && vivpoll_engine_have_buffer(dev))
-			break;
-		if (freezing(current))
 			break;
 		/* NULL: no timer at all rather than one that never fires */
 		schedule_hrtimeout_range(until_ns == KTIME_MAX ? NULL : &expires,
@@ -109,8 +109,7 @@ static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 
 /*
  * Copy @size bytes of a picture: whole pages with copy_page() when both
- * sides are page aligned (vmalloc memory: the pattern and MMAP buffers),
- * which beats memcpy() where that is "rep movsb" on an emulated CPU.
+ * sides are page aligned (vmalloc memory: the pattern and MMAP buffers).
  * copy_page() is not instrumented by KASAN: with KASAN, memcpy() only.
  */
 static void vivpoll_engine_copy(u8 *dst, u8 *src, size_t size)

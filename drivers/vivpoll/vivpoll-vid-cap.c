@@ -468,8 +468,9 @@ int vivpoll_vid_cap_queue_init(struct vivpoll_dev *dev)
 	q->buf_struct_size = sizeof(struct vivpoll_buffer);
 	q->ops = &vivpoll_qops;
 	q->mem_ops = &vb2_vmalloc_memops;
+	/* taken when the frame is done, one exposure after its start */
 	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
-			     V4L2_BUF_FLAG_TSTAMP_SRC_SOE;
+			     V4L2_BUF_FLAG_TSTAMP_SRC_EOF;
 	q->lock = &dev->mutex;
 	q->dev = dev->v4l2_dev.dev;
 	return vb2_queue_init(q);
