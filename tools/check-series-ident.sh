@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make series signs with the git identity of whoever runs it: with one, it is
-# the From:, the Signed-off-by and the MAINTAINERS entry of every patch, and
+# the From:, the Signed-off-by, the MAINTAINERS entry and MODULE_AUTHOR, and
 # no placeholder (example.org) is left; without one, make series refuses.
 # Runs tools/make-series.sh from a copy of its inputs (tools/, patches/,
 # drivers/vivpoll/) in a scratch git repository, HOME an empty folder and no
@@ -47,12 +47,14 @@ for p in sys.argv[2:]:
         bad.append("%s: Signed-off-by: %s" % (name, sob))
     if name.startswith("0001-") and "\n+M:\t%s\n" % want not in body:
         bad.append("%s: no MAINTAINERS line 'M:\t%s'" % (name, want))
+    if "vivpoll-core.c" in body and '\n+MODULE_AUTHOR("%s");\n' % want not in body:
+        bad.append("%s: no MODULE_AUTHOR(\"%s\")" % (name, want))
 print("; ".join(bad))
 PY
 )
 	n=$(ls "$tmp"/with/0*.patch | wc -l)
 	if [ "$n" -ge 3 ] && [ -z "$bad" ]; then
-		echo "ok - make series signs From:, Signed-off-by and MAINTAINERS with the git identity ($n files)"
+		echo "ok - make series signs From:, Signed-off-by, MAINTAINERS and MODULE_AUTHOR with the git identity ($n files)"
 	else
 		echo "not ok - make series signs with the git identity # ${bad:-only $n files}"
 	fi

@@ -6,7 +6,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-# Author, committer, Signed-off-by and MAINTAINERS: the identity of whoever
+# Author, committer, Signed-off-by, MAINTAINERS and MODULE_AUTHOR: the identity of whoever
 # runs this (git config user.name / user.email), as git format-patch -s
 # would sign; no series without one.
 ident=$(git_ident)
@@ -79,6 +79,15 @@ for path in sys.argv[3:]:
     if "VIVPOLL_HAVE_" in text or stack:
         sys.exit("make-series: unresolved feature check in " + path)
     open(path, "w").write(text)
+PY
+# The module's author is whoever signs the series.
+python3 - "$d/vivpoll-core.c" "$ident" <<'PY' || die "no MODULE_AUTHOR line in vivpoll-core.c to sign"
+import re, sys
+p, ident = sys.argv[1], sys.argv[2]
+s, n = re.subn(r'^MODULE_AUTHOR\(".*"\);$', lambda m: 'MODULE_AUTHOR("%s");' % ident,
+               open(p).read(), flags=re.M)
+open(p, "w").write(s)
+sys.exit(n != 1)
 PY
 cp "$src/Kconfig" "$d/Kconfig"
 # In-tree, Kconfig sets what Kbuild's out-of-tree defaults set.
