@@ -5,17 +5,21 @@
  * stream: set up a capture device (vivpoll or vivid) for a size, format and
  * rate, stream it by mmap with poll(POLLIN) + VIDIOC_DQBUF/QBUF, throw away
  * a warm-up, then measure a window: frames delivered, sequence gaps
- * (drops), how late each frame reached us after its start-of-frame
+ * (drops), how late each frame reached us after its end-of-frame
  * timestamp (on time: within one frame interval), and the CPU the guest
  * spent meanwhile (bench-util.h). vivid only reaches 1280x720 at 30 fps,
  * or its fastest 640x480 rates, on its HDMI input with a CEA/DMT timing
  * (its webcam input tops out at 12.5 fps at 720p), so the setup looks at
  * the plain input first and at a DV timings input second; vivid's buffer
- * timestamps are switched to start of exposure to match vivpoll's
- * start-of-frame timestamps.
+ * timestamps are set to end of frame, as vivpoll's are.
  *
  * The buffers are mapped PROT_READ | PROT_WRITE by default (--map rw), as
  * applications do; --map ro maps them read-only.
+ *
+ * --cpus same runs the application and the driver's producer thread (the
+ * floor: its process and its reader) on CPU 0, so that handing a frame on
+ * is a context switch, not an inter-processor interrupt (see bench-event);
+ * any (the default) leaves them to the scheduler.
  *
  * memcpy: the floor: the same bytes copied at the same rate into a ring of
  * as many buffers, paced with clock_nanosleep(TIMER_ABSTIME) like a
@@ -58,6 +62,7 @@ struct sopts {
 	unsigned long dur_ms, warm_ms;
 	bool map_rw;
 	bool consumer;		/* memcpy: wake a consumer thread per frame */
+	int cpu;		/* --cpus same: 0; any: -1 */
 };
 
 static void parse(int argc, char **argv, struct sopts *o)
@@ -74,6 +79,7 @@ static void parse(int argc, char **argv, struct sopts *o)
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "map", required_argument, NULL, 'm' },
 		{ "consumer", no_argument, NULL, 'C' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ 0 }
 	};
 	int c;
@@ -86,8 +92,9 @@ static void parse(int argc, char **argv, struct sopts *o)
 	o->nbuf = 4;
 	o->dur_ms = 5000;
 	o->warm_ms = 1000;
+	o->cpu = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":D:d:s:f:r:Fb:t:w:m:C", lopts,
+	while ((c = getopt_long(argc, argv, ":D:d:s:f:r:Fb:t:w:m:Cc:", lopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'D':
@@ -136,6 +143,11 @@ static void parse(int argc, char **argv, struct sopts *o)
 			if (strcmp(o->cmd, "memcpy"))
 				bench_usage_error(o->cmd, "--consumer is a memcpy option", NULL);
 			o->consumer = true;
+			break;
+		case 'c':
+			if (strcmp(optarg, "same") && strcmp(optarg, "any"))
+				bench_usage_error(o->cmd, "--cpus is same or any, not", optarg);
+			o->cpu = strcmp(optarg, "same") ? -1 : 0;
 			break;
 		case ':':
 			bench_usage_error(o->cmd, "missing argument for", argv[optind - 1]);
@@ -364,9 +376,9 @@ static int setup_dev(struct dev *d, const struct sopts *o, char *err,
 		 r ? strerror(-r) : "no matching interval or timing");
 	return -EINVAL;
 ok:
-	/* vivid: start-of-exposure timestamps, like vivpoll's */
+	/* vivid: end-of-frame timestamps (its menu's 0), like vivpoll's */
 	if (!bench_find_ctrl(d->fd, "Timestamp Source", &id))
-		vp_ctrl_set(d->fd, id, 1);
+		vp_ctrl_set(d->fd, id, 0);
 	return 0;
 }
 
@@ -462,6 +474,8 @@ int bench_stream_main(int argc, char **argv)
 	int r, rc = 1;
 
 	parse(argc, argv, &o);
+	if (bench_pin(o.cpu))
+		return bench_fail("stream", "cannot run on CPU %d", o.cpu);
 	memset(&d, 0, sizeof(d));
 	d.fd = -1;
 	d.inst = -1;
@@ -506,6 +520,11 @@ int bench_stream_main(int argc, char **argv)
 		goto stop;
 	}
 	task = producer_task(&d, o.driver, comm, sizeof(comm));
+	if (o.cpu >= 0 && (task <= 0 || bench_pin_task(task, o.cpu))) {
+		rc = bench_fail("stream", "cannot run the producer thread %s on CPU %d",
+				comm, o.cpu);
+		goto stop;
+	}
 	t_start = vp_now_ns();
 
 	for (;;) {
@@ -591,6 +610,7 @@ int bench_stream_main(int argc, char **argv)
 		bj_bool(&j, "fastest", o.fastest);
 		bj_int(&j, "buffers", d.n);
 		bj_str(&j, "map", o.map_rw ? "rw" : "ro");
+		bj_str(&j, "cpus", o.cpu < 0 ? "any" : "same");
 		bj_str(&j, "timestamps", d.soe ? "start-of-frame" : "end-of-frame");
 		bj_int(&j, "frames", (long long)n);
 		bj_int(&j, "gaps", (long long)fr.gaps);
@@ -678,6 +698,9 @@ int bench_memcpy_main(int argc, char **argv)
 	parse(argc, argv, &o);
 	if (o.fastest)
 		bench_usage_error("memcpy", "--fastest makes no sense here", NULL);
+	/* the reader thread inherits the CPU */
+	if (bench_pin(o.cpu))
+		return bench_fail("memcpy", "cannot run on CPU %d", o.cpu);
 	size = (size_t)o.w * o.h * bench_bpp(o.fourcc);
 	src = malloc(size);
 	if (!src)
@@ -785,6 +808,7 @@ int bench_memcpy_main(int argc, char **argv)
 		bj_int(&j, "bytes", (long long)size);
 		bj_num(&j, "fps_set", (double)o.fps);
 		bj_int(&j, "buffers", (long long)o.nbuf);
+		bj_str(&j, "cpus", o.cpu < 0 ? "any" : "same");
 		bj_int(&j, "frames", (long long)fr.n);
 		bj_int(&j, "gaps", 0);
 		bj_num(&j, "expected", win * o.fps);

@@ -149,13 +149,18 @@ uint64_t bench_thread_cpu_ns(void)
 
 int bench_pin(int cpu)
 {
+	return bench_pin_task(0, cpu);
+}
+
+int bench_pin_task(pid_t pid, int cpu)
+{
 	cpu_set_t set;
 
 	if (cpu < 0)
 		return 0;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+	return sched_setaffinity(pid, sizeof(set), &set) ? -errno : 0;
 }
 
 /* ---- devices ---------------------------------------------------------- */

@@ -66,6 +66,8 @@ uint64_t bench_thread_cpu_ns(void);
 
 /* Run the calling thread on one CPU only; -1 leaves it as it is. */
 int bench_pin(int cpu);
+/* The same for task @pid (0: the calling thread) */
+int bench_pin_task(pid_t pid, int cpu);
 
 /* ---- devices ---------------------------------------------------------- */
 

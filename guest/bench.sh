@@ -8,6 +8,10 @@
 #   BENCH_SECS        frame cost window per run (8); BENCH_ROUNDS rounds (3)
 #   BENCH_BUFFERS     mmap buffers (and memcpy ring) for every stream (8);
 #                     streams map them read-write, as applications do
+#   BENCH_FRAME_CPUS  same (default): each frame-cost side on CPU 0, the
+#                     application with the driver's thread (the floor with
+#                     its reader); then one round of each side where the
+#                     scheduler puts it (phase frame-any, info); any: only that
 #   BENCH_RATE_SECS   highest-rate window per driver (5)
 #   BENCH_EVENTS      events per latency run (1000); BENCH_CPUS same|split|any
 #   BENCH_POLLS       poll() calls per round (10000); BENCH_POLL_ROUNDS (15)
@@ -16,6 +20,7 @@
 secs=${BENCH_SECS:-8}
 rounds=${BENCH_ROUNDS:-3}
 bufs=${BENCH_BUFFERS:-8}
+frame_cpus=${BENCH_FRAME_CPUS:-same}
 rate_secs=${BENCH_RATE_SECS:-5}
 events=${BENCH_EVENTS:-1000}
 cpus=${BENCH_CPUS:-same}
@@ -53,6 +58,23 @@ if ! modprobe vivid n_devs=1; then
 fi
 sleep 1
 
+# frame_sides PHASE ROUND CPUS ORDER: one frame-cost run of each side
+frame_sides() {
+	for w in $4; do
+		case $w in
+		memcpy)
+			run "$1" "$2" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
+				--buffers "$bufs" --duration "$secs" --cpus "$3" ;;
+		wake)
+			run "$1" "$2" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
+				--buffers "$bufs" --duration "$secs" --consumer --cpus "$3" ;;
+		*)
+			run "$1" "$2" stream --driver "$w" --size 1280x720 --fourcc YUYV \
+				--fps 30 --buffers "$bufs" --duration "$secs" --cpus "$3" ;;
+		esac
+	done
+}
+
 if want frame; then
 	# Rounds rotate the order so that no side always runs first or last.
 	r=1
@@ -63,21 +85,13 @@ if want frame; then
 		2) order="vivid wake memcpy vivpoll" ;;
 		0) order="memcpy vivpoll wake vivid" ;;
 		esac
-		for w in $order; do
-			case $w in
-			memcpy)
-				run frame "$r" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
-					--buffers "$bufs" --duration "$secs" ;;
-			wake)
-				run frame "$r" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
-					--buffers "$bufs" --duration "$secs" --consumer ;;
-			*)
-				run frame "$r" stream --driver "$w" --size 1280x720 --fourcc YUYV \
-					--fps 30 --buffers "$bufs" --duration "$secs" ;;
-			esac
-		done
+		frame_sides frame "$r" "$frame_cpus" "$order"
 		r=$((r + 1))
 	done
+	if [ "$frame_cpus" = same ]; then
+		run frame-any 1 cpu --duration "$secs"
+		frame_sides frame-any 1 any "vivpoll vivid memcpy wake"
+	fi
 fi
 
 if want rate; then
@@ -129,8 +143,8 @@ t1=$(cut -d' ' -f1 /proc/uptime)
 		"$(grep -m1 -o -w -E 'erms|fsrm|rep_good|avx2|sse4_2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 	printf '"vivpoll_params":"%s",' \
 		"$(cd $params 2>/dev/null && for p in *; do printf '%s=%s ' "$p" "$(cat "$p")"; done)"
-	printf '"secs":%s,"rounds":%s,"buffers":%s,"rate_secs":%s,"events":%s,"event_cpus":"%s",' \
-		"$secs" "$rounds" "$bufs" "$rate_secs" "$events" "$cpus"
+	printf '"secs":%s,"rounds":%s,"buffers":%s,"frame_cpus":"%s","rate_secs":%s,"events":%s,"event_cpus":"%s",' \
+		"$secs" "$rounds" "$bufs" "$frame_cpus" "$rate_secs" "$events" "$cpus"
 	printf '"polls":%s,"poll_rounds":%s,"idle_secs":%s,"idle_procs":%s,"only":"%s",' \
 		"$polls" "$poll_rounds" "$idle_secs" "$idle_procs" "$only"
 	printf '"guest_seconds":%s},\n"runs":[\n' "$(echo "$t0 $t1" | awk '{print $2 - $1}')"

@@ -241,8 +241,11 @@ class Report:
         bufs = {d: p[d]["buffers"] for d in per if p[d]}
         if len(set(bufs.values())) > 1:
             fc["note"] = "buffer counts differ: %s" % bufs
-        self.rows.append(("", "  1280x720 YUYV 30 fps, {} mmap bufs, rw".format(
-            "/".join(str(b) for b in sorted(set(bufs.values()))) or "?"), "",
+        cpus = {r.get("cpus", "any") for d in per for r in per[d]}
+        fc["cpus"] = "/".join(sorted(cpus))
+        self.rows.append(("", "  1280x720 YUYV 30 fps, {} mmap bufs, rw{}".format(
+            "/".join(str(b) for b in sorted(set(bufs.values()))) or "?",
+            ", CPU 0" if cpus == {"same"} else ""), "",
                           "memcpy " + fnum(o["memcpy"], ms), fratio(o_mem),
                           "<= 2x", s2))
         # The floor has no reader: nothing sleeps on its copies, while every
@@ -291,6 +294,38 @@ class Report:
                               "{:.1f}%".format(100 * (p["vivpoll"]["delivered_share"] or 0)),
                               "vivid {:.1f}%".format(100 * (p["vivid"]["delivered_share"] or 0)),
                               "", "", "info"))
+
+    # The frame-any round: each side where the scheduler puts it, so that
+    # handing a frame to the application can cost an inter-processor
+    # interrupt, which under TCG costs about as much as the copy; info.
+    def frame_any(self):
+        runs = [r for r in self.runs if r.get("phase") == "frame-any"]
+        if not runs:
+            return
+        o = {}
+        for r in runs:
+            d = r.get("driver")
+            if d not in ("vivpoll", "vivid", "memcpy", "memcpy_wake") or not r.get("frames"):
+                continue
+            if d.startswith("memcpy"):
+                own = r.get("self_ms")
+            elif r.get("task_ms") is not None and r.get("self_ms") is not None:
+                own = r["task_ms"] + r["self_ms"]
+            else:
+                own = None
+            o[d] = own / r["frames"] if own is not None else None
+        ms = "{:.2f} ms"
+        v = o.get("vivpoll")
+        self.res.setdefault("frame_cost", {})["any_cpu_threads_ms_per_frame"] = o
+        self.rows.append(("", "  any vCPU (1 round), vs vivid", fnum(v, ms),
+                          "vivid " + fnum(o.get("vivid"), ms),
+                          fratio(ratio(v, o.get("vivid"))), "", "info"))
+        self.rows.append(("", "  any vCPU, vs memcpy", "",
+                          "memcpy " + fnum(o.get("memcpy"), ms),
+                          fratio(ratio(v, o.get("memcpy"))), "", "info"))
+        self.rows.append(("", "  any vCPU, vs floor + reader", "",
+                          "memcpy+wake " + fnum(o.get("memcpy_wake"), ms),
+                          fratio(ratio(v, o.get("memcpy_wake"))), "", "info"))
 
     # ---- 2. highest rate -------------------------------------------------
     def rate(self):
@@ -495,6 +530,7 @@ class Report:
 
     def build(self):
         self.frame()
+        self.frame_any()
         self.rate()
         self.event()
         self.poll()

@@ -6,7 +6,7 @@
 # each target and writes $HOSTDIR/bench.json and $HOSTDIR/bench.png. Exits
 # non-zero if a target is missed or a measurement failed.
 #
-# Sizes pass through to the guest (see guest/bench.sh): BENCH_SECS, BENCH_BUFFERS,
+# Sizes pass through to the guest (see guest/bench.sh): BENCH_SECS, BENCH_BUFFERS, BENCH_FRAME_CPUS,
 # BENCH_ROUNDS, BENCH_RATE_SECS, BENCH_EVENTS, BENCH_CPUS, BENCH_POLLS,
 # BENCH_POLL_ROUNDS, BENCH_IDLE_SECS, BENCH_IDLE_PROCS, BENCH_ONLY. Host
 # side: BENCH_BOOTS (3; 0 skips), BENCH_TIMEOUT (guest watchdog, 1500 s),
@@ -49,7 +49,7 @@ done
 
 # 2. the guest measurements, one boot
 vars=
-for v in BENCH_SECS BENCH_ROUNDS BENCH_BUFFERS BENCH_RATE_SECS BENCH_EVENTS BENCH_CPUS \
+for v in BENCH_SECS BENCH_ROUNDS BENCH_BUFFERS BENCH_FRAME_CPUS BENCH_RATE_SECS BENCH_EVENTS BENCH_CPUS \
 	BENCH_POLLS BENCH_POLL_ROUNDS BENCH_IDLE_SECS BENCH_IDLE_PROCS BENCH_ONLY; do
 	if [ -n "${!v:-}" ]; then
 		case "${!v}" in *[!A-Za-z0-9_.\ -]*) die "$v has odd characters: '${!v}'" ;; esac
