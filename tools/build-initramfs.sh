@@ -1,12 +1,34 @@
 #!/usr/bin/env bash
 # Pack the guest: busybox, v4l-utils with their libraries, kernel modules,
-# vivpoll's module, apps and tests, and guest/init. Takes about a second.
+# vivpoll's module, apps and tests, and guest/init. Takes about three
+# seconds; skipped when nothing it packs changed.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 KDIR=$1
 root=$BUILD/initramfs
 krel=$(cat "$KDIR/include/config/kernel.release")
+cpio=$BUILD/initramfs.cpio
+
+# Every file packed below (the libraries: those the last pack found), by
+# name, size and time: an unchanged key keeps the packed initramfs.
+pack_key() {
+	{
+	echo "$KDIR"
+	stat -c '%n %s %Y' "$0" "$(dirname "$0")/lib.sh" /bin/busybox /usr/lib/udev/v4l_id \
+		/usr/bin/v4l2-ctl /usr/bin/v4l2-compliance "$TOP"/guest/* \
+		"$KDIR/Module.symvers" "$KDIR/modules.order" "$TOP"/tests/compliance-drift-*.txt \
+		$(cat "$cpio.libs" 2>/dev/null)
+	find "$BUILD/module" -maxdepth 1 -name '*.ko' -printf '%p %s %T@\n'
+	find "$BUILD/apps" "$BUILD/tests" -type f -perm -u+x -printf '%p %s %T@\n'
+	} 2>&1 | sort | sha256sum | cut -c1-32
+}
+key=$(pack_key)
+if [ -f "$cpio" ] && [ "$(cat "$cpio.key" 2>/dev/null)" = "$key" ]; then
+	say "initramfs: $cpio unchanged"
+	exit 0
+fi
+rm -f "$cpio.key"
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib/udev,proc,sys,dev,tmp,run,host,ctl,root,etc,opt/clients,vivpoll/tests}
 
@@ -54,10 +76,13 @@ done
 find "$root/usr/bin" "$root/usr/lib/udev" "$root/vivpoll/tests" -type f -print0 |
 	xargs -0 file -N -F '|' | awk -F'|' '/ELF/ && /dynamically/ {print $1}' |
 	xargs -r ldd 2>/dev/null | awk '/=> \// {print $3} /^\t\/lib/ {print $1}' |
-	sort -u | while read -r lib; do
-		cp -L --parents "$lib" "$root/"
-	done
+	sort -u > "$cpio.libs.tmp"
+while read -r lib; do
+	cp -L --parents "$lib" "$root/"
+done < "$cpio.libs.tmp"
 
-(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) > "$BUILD/initramfs.cpio.tmp"
-mv "$BUILD/initramfs.cpio.tmp" "$BUILD/initramfs.cpio"
-say "initramfs: $BUILD/initramfs.cpio ($(du -h "$BUILD/initramfs.cpio" | cut -f1), kernel $krel)"
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) > "$cpio.tmp"
+mv "$cpio.tmp" "$cpio"
+mv "$cpio.libs.tmp" "$cpio.libs"
+pack_key > "$cpio.key"	# with the libraries just packed
+say "initramfs: $cpio ($(du -h "$cpio" | cut -f1), kernel $krel)"
