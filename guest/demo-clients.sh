@@ -23,8 +23,8 @@ for e in vivpoll_poll vivpoll_engine_start vivpoll_engine_stop; do
 	echo 1 > "$t/events/vivpoll/$e/enable"
 done
 echo "engine_starts before: $(starts)"
-echo "watcher: vivpoll-events -d $dev (exceptfds only), in the background"
-vivpoll-events -d "$dev" --timeout 120 > /tmp/watch.log 2>&1 &
+echo "watcher: vivpoll-events -d $dev --shared (exceptfds only), in the background"
+vivpoll-events -d "$dev" --shared --timeout 120 > /tmp/watch.log 2>&1 &
 wpid=$!
 sleep 1
 bright 100
@@ -53,8 +53,8 @@ for e in vivpoll_poll vivpoll_engine_start vivpoll_engine_stop; do
 done
 echo "GStreamer exited $grc; engine_starts after: $(starts)"
 [ "$grc" = 0 ] || tail -5 /tmp/gst.log
-echo "--- the watcher's output (its own check counts every engine start on the device, GStreamer's too),"
-echo "    but for the counter events (Frames Produced/Dropped) the stream raises:"
+echo "--- the watcher's output (it counts every engine start on the device, GStreamer's too: who"
+echo "    started it is in the trace below), but for the counter events the stream raises:"
 grep -v -E '\((Frames Produced|Frames Dropped)\)' /tmp/watch.log
 echo "    and $(grep -c -E '\((Frames Produced|Frames Dropped)\)' /tmp/watch.log || true) Frames Produced/Dropped events"
 echo "--- the trace: poll calls per task with the masks they asked for, and who started the engine"
@@ -85,5 +85,5 @@ echo
 echo "GStreamer: $ngst PNG frames (exit $grc); ffmpeg: $nff PNG frames (exit $frc), in out/frames/"
 echo "watcher: $nev events, $nbright of them the 3 brightness changes (exit $wrc), poll masks asked: $(echo "$wpolls" | sed 's/.*masks://')${inpoll:+; POLLIN asked: $inpoll}"
 echo "engine started by: $starter"
-[ "$grc" = 0 ] && [ "$frc" = 0 ] && [ "$ngst" = 30 ] && [ "$nff" = 30 ] && [ "$nbright" = 3 ] &&
+[ "$grc" = 0 ] && [ "$frc" = 0 ] && [ "$wrc" = 0 ] && [ "$ngst" = 30 ] && [ "$nff" = 30 ] && [ "$nbright" = 3 ] &&
 	[ -n "$wpolls" ] && [ -z "$inpoll" ] && [ -n "$starter" ] && ! echo "$starter" | grep -q vivpoll-events
