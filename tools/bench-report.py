@@ -56,6 +56,17 @@ def ratio(a, b):
     return a / b
 
 
+def threads_ms_per_frame(rs, floor):
+    """CPU ms per frame on the threads' own clocks: the floor's process
+    (self_ms), or the driver's producer thread plus the application
+    (task_ms + self_ms); None if a run lacks one of them."""
+    keys = ("self_ms",) if floor else ("task_ms", "self_ms")
+    fr = sum(r.get("frames") or 0 for r in rs)
+    if not fr or any(r.get(k) is None for r in rs for k in keys):
+        return None
+    return sum(r[k] for r in rs for k in keys) / fr
+
+
 def pct(v, q):
     """Nearest-rank percentile, as the guest computes it."""
     v = sorted(x for x in v if x is not None)
@@ -211,15 +222,8 @@ class Report:
         # fps is commensurate with it (the ticks fall on the same 10 phases of
         # every third frame), so a short burst is counted often or never (a
         # memcpy round of 241 copies has read 0, 3 and 29 busy ticks).
-        def own(d):
-            if not p[d]:
-                return None
-            if d in floors:
-                rs = per[d]
-                return sum(r["self_ms"] for r in rs) / p[d]["frames"]
-            a, b = p[d].get("producer_ms_per_frame"), p[d].get("app_ms_per_frame")
-            return a + b if a is not None and b is not None else None
-        o = {d: own(d) for d in ("vivpoll", "vivid", "memcpy", "memcpy_wake")}
+        o = {d: threads_ms_per_frame(per[d], d in floors)
+             for d in ("vivpoll", "vivid", "memcpy", "memcpy_wake")}
         o_vivid = ratio(o["vivpoll"], o["vivid"])
         o_mem = ratio(o["vivpoll"], o["memcpy"])
         o_wake = ratio(o["vivpoll"], o["memcpy_wake"])
@@ -302,18 +306,9 @@ class Report:
         runs = [r for r in self.runs if r.get("phase") == "frame-any"]
         if not runs:
             return
-        o = {}
-        for r in runs:
-            d = r.get("driver")
-            if d not in ("vivpoll", "vivid", "memcpy", "memcpy_wake") or not r.get("frames"):
-                continue
-            if d.startswith("memcpy"):
-                own = r.get("self_ms")
-            elif r.get("task_ms") is not None and r.get("self_ms") is not None:
-                own = r["task_ms"] + r["self_ms"]
-            else:
-                own = None
-            o[d] = own / r["frames"] if own is not None else None
+        o = {d: threads_ms_per_frame([r for r in runs if r.get("driver") == d],
+                                     d.startswith("memcpy"))
+             for d in ("vivpoll", "vivid", "memcpy", "memcpy_wake")}
         ms = "{:.2f} ms"
         v = o.get("vivpoll")
         self.res.setdefault("frame_cost", {})["any_cpu_threads_ms_per_frame"] = o
