@@ -16,14 +16,20 @@ if [ -f drivers/vivpoll/Kbuild ]; then
 	mkdir -p "$BUILD/module"
 	find drivers/vivpoll -maxdepth 1 \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild \) \
 		-exec cp -pu {} "$BUILD/module/" \;
-	# Kbuild's own no-op run takes seconds: skip it when the module is
-	# newer than its sources and than the kernel it was built against.
 	ko=$BUILD/module/vivpoll.ko
-	if [ ! -f "$ko" ] || [ "$(cat "$BUILD/module/.kdir" 2>/dev/null)" != "$KDIR" ] ||
-		[ "$KDIR/Module.symvers" -nt "$ko" ] ||
+	stamp=$BUILD/module/.kdir	# the kernel tree it was built against
+	# Kbuild's dependencies are relative to the kernel tree: objects built
+	# against another tree (another config) look up to date. Start clean.
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$KDIR" ] || [ "$KDIR/Module.symvers" -nt "$ko" ]; then
+		make -s -C "$KDIR" M="$BUILD/module" clean
+		rm -f "$stamp"
+	fi
+	# Kbuild's own no-op run takes seconds: skip it when the module is
+	# newer than its sources.
+	if [ ! -f "$ko" ] || [ ! -f "$stamp" ] ||
 		[ -n "$(find "$BUILD/module" -maxdepth 1 \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild \) -newer "$ko")" ]; then
 		make -s -C "$KDIR" M="$BUILD/module" W=1 modules
-		echo "$KDIR" > "$BUILD/module/.kdir"
+		echo "$KDIR" > "$stamp"
 	fi
 fi
 st=$(selftests_tree)
