@@ -22,7 +22,7 @@ ifdef LANES
 export LANES
 endif
 
-.PHONY: all deps kernel guest run shell demo check check-full check-all series check-series bench clean help
+.PHONY: all deps kernel guest run shell demo check check-full check-harness check-all series check-series bench clean help
 
 all: guest
 
@@ -58,6 +58,9 @@ check: guest
 
 check-full: guest
 	@TIER=full tools/check.sh
+
+check-harness: guest
+	@tools/check-harness.sh
 
 bench: guest
 	@tools/bench.sh

@@ -39,6 +39,7 @@ done
 install -m 755 "$TOP/guest/init" "$root/init"
 install -m 755 "$TOP/guest/check.sh" "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" \
 	"$TOP/guest/udev-v4l.sh" "$TOP/guest/demo-clients.sh" "$root/vivpoll/"
+install -m 644 "$TOP/guest/splat.ere" "$root/vivpoll/"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"
 printf 'passwd: files\ngroup: files\nhosts: files\n' > "$root/etc/nsswitch.conf"

@@ -5,14 +5,44 @@
 # $VIVPOLL_CACHE/checks by the hash of everything the check reads (the files,
 # checkpatch.pl, the kernel tree or headers), so an unchanged input is not
 # checked twice; a failure is never remembered and always shown.
-set -eu
+#
+# Every checkpatch run must exit 0 and print its "total: 0 errors,
+# 0 warnings, 0 checks" line for each file it read: one that crashes prints
+# no complaint and is not clean. The plan ("1..N", last) counts the results
+# each check declared before it ran; a check that dies part-way leaves fewer
+# (and this script's status non-zero): tools/check.sh fails both.
+set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
 KDIR=$(tools/build-kernel.sh)
 pristine=$(pristine_tree)
 # Run checkpatch outside any git work tree: the patches name upstream
 # commits that a tarball tree cannot look up.
-checkpatch() { (cd "$pristine" && perl scripts/checkpatch.pl --strict --no-tree --terse "$@"); }
+# VIVPOLL_FAULT=checkpatch-crash (tools/check-harness.sh): a checkpatch that
+# dies at once.
+checkpatch_pl=scripts/checkpatch.pl
+if [ "${VIVPOLL_FAULT:-}" = checkpatch-crash ]; then
+	checkpatch_pl=$(mktemp --suffix=.pl)
+	echo 'die "checkpatch fault drill: crashed\n";' > "$checkpatch_pl"
+fi
+# checkpatch [-f] FILE...: its complaints on stdout, and a line for a run
+# that did not end cleanly (non-zero status, or a file without its clean
+# total line)
+checkpatch() {
+	local f o rc=0
+	o=$(mktemp)
+	(cd "$pristine" && perl "$checkpatch_pl" --strict --no-tree --show-types "$@") > "$o" 2>&1 || rc=$?
+	grep -E '^(ERROR|WARNING|CHECK)|: (ERROR|WARNING|CHECK):' "$o" || true
+	totals=$(grep -c '^total: ' "$o" || true)
+	clean=$(grep -c '^total: 0 errors, 0 warnings, 0 checks, ' "$o" || true)
+	files=$(printf '%s\n' "$@" | grep -vcx -- -f || true)
+	if [ "$rc" != 0 ] || [ "$totals" != "$files" ] || [ "$clean" != "$files" ]; then
+		echo "checkpatch exited with status $rc, $clean clean totals for $files files: $(grep -v '^$' "$o" | tail -1)"
+	fi
+	rm -f "$o"
+}
+plan=0
+expect() { plan=$((plan + $1)); }
 
 stamps=$VIVPOLL_CACHE/checks
 mkdir -p "$stamps"
@@ -20,7 +50,7 @@ mkdir -p "$stamps"
 clean() {
 	local name=$1
 	shift
-	key=$( { echo "$name"; cat "$@" "$pristine/scripts/checkpatch.pl"; } | sha256sum | cut -c1-24)
+	key=$( { echo "$name ${VIVPOLL_FAULT:-}"; cat "$@" "$pristine/scripts/checkpatch.pl"; } | sha256sum | cut -c1-24)
 	[ -f "$stamps/$key" ]
 }
 remember() { touch "$stamps/$key"; } # after clean(): its inputs passed
@@ -34,17 +64,18 @@ result() { # result NAME OUTPUT-FILE: ok if the file is empty
 	fi
 }
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; [ "$checkpatch_pl" = scripts/checkpatch.pl ] || rm -f "$checkpatch_pl"' EXIT
 
 # The driver's sources: what Kbuild generates (*.mod.c) is not ours.
 srcs=$(find "$TOP/drivers/vivpoll" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' | sort)
 if [ -n "$srcs" ]; then
+	expect 2
 	# shellcheck disable=SC2086
 	: > "$tmp/cp"
 	# shellcheck disable=SC2086
 	if ! clean checkpatch-f-oot $srcs; then
 		# shellcheck disable=SC2086
-		checkpatch -f $srcs | grep -E 'ERROR|WARNING|CHECK' > "$tmp/cp" || true
+		checkpatch -f $srcs > "$tmp/cp"
 		[ -s "$tmp/cp" ] || remember
 	fi
 	result "checkpatch --strict drivers/vivpoll" "$tmp/cp"
@@ -68,9 +99,10 @@ if [ -n "$srcs" ]; then
 fi
 
 for p in $(patch_files); do
+	expect 1
 	: > "$tmp/pp"
 	if ! clean checkpatch "$p"; then
-		checkpatch "$p" | grep -E 'ERROR|WARNING|CHECK' > "$tmp/pp" || true
+		checkpatch "$p" > "$tmp/pp"
 		[ -s "$tmp/pp" ] || remember
 	fi
 	result "checkpatch --strict patches/$(basename "$p")" "$tmp/pp"
@@ -90,9 +122,10 @@ series_checks() {
 		echo "ok - make series generates the in-tree series"
 		for p in "$tmp"/series/0*.patch; do
 			case "$p" in */0000-cover-letter.patch) continue ;; esac
+			echo "# plan +1"
 			: > "$tmp/sp"
 			if ! clean checkpatch "$p"; then
-				checkpatch "$p" | grep -E 'ERROR|WARNING|CHECK' > "$tmp/sp" || true
+				checkpatch "$p" > "$tmp/sp"
 				[ -s "$tmp/sp" ] || remember
 			fi
 			result "checkpatch --strict series/$(basename "$p")" "$tmp/sp"
@@ -102,20 +135,38 @@ series_checks() {
 	fi
 	# its identity: the runner's git identity, or no series
 	tools/check-series-ident.sh
+	[ "${VIVPOLL_FAULT:-}" != host-check-dies ] || exit 3
 }
 if [ -f "$TOP/drivers/vivpoll/Kconfig" ]; then
+	# make series (1) and its identity checks (4), one more a patch it
+	# writes ("# plan +1" as it finds each)
+	expect 5
 	me=$(git -C "$TOP" -c user.useConfigOnly=true var GIT_AUTHOR_IDENT 2>/dev/null | sed 's/> .*/>/')
-	if clean "series $KVER $pristine $me" "$TOP"/tools/make-series.sh \
+	if clean "series $KVER $pristine $me" "$0" "$TOP"/tools/make-series.sh \
 		"$TOP"/tools/check-series-ident.sh "$TOP"/tools/lib.sh "$TOP"/drivers/vivpoll/* \
 		$(find "$TOP/patches" -type f | sort); then
-		sed 's/$/ (remembered: its inputs are unchanged)/' "$stamps/$key"
+		sed 's/^\(\(not \)\{0,1\}ok .*\)$/\1 (remembered: its inputs are unchanged)/' "$stamps/$key" > "$tmp/series.tap"
 	else
 		series_key=$key
-		series_checks > "$tmp/series.tap"
-		cat "$tmp/series.tap"
+		# in a subshell: one that dies part-way keeps what it printed
+		set +e
+		(series_checks) > "$tmp/series.tap"
+		rc=$?
+		set -e
+		if [ "$rc" != 0 ]; then
+			echo "# plan +1" >> "$tmp/series.tap"
+			echo "not ok - the series checks exited with status $rc" >> "$tmp/series.tap"
+		fi
 		grep -q '^not ok' "$tmp/series.tap" || cp "$tmp/series.tap" "$stamps/$series_key"
 	fi
+	grep -v '^# plan +1$' "$tmp/series.tap"
+	expect "$(grep -c '^# plan +1$' "$tmp/series.tap" || true)"
 fi
 
 # DKMS: the module builds for the installed Debian kernel's headers.
-[ -f "$TOP/drivers/vivpoll/dkms.conf" ] && tools/check-dkms.sh
+if [ -f "$TOP/drivers/vivpoll/dkms.conf" ]; then
+	expect 1
+	tools/check-dkms.sh
+fi
+[ "${VIVPOLL_FAULT:-}" != host-checks-exit ] || exit 4
+echo "1..$plan"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# make check-harness: the fault drills. make check (tools/check.sh) is run
+# on a short suite list with one deliberate fault at a time (VIVPOLL_FAULT,
+# read by guest/init, guest/check.sh, tools/host-checks.sh and
+# tools/check-run.sh); each must turn it red and name the cause. A run
+# without a fault must be green, so that red means the fault. TAP, then
+# "N passed, N failed, N skipped".
+set -eu -o pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=$BUILD/check-harness
+rm -rf "$out" && mkdir -p "$out"
+tap=$out/harness.tap
+: > "$tap"
+n=0
+# has FILE WANT: a line of FILE has WANT, whose parts between " ... " may
+# stand apart on it (a kernel time stamp, a count), in that order
+has() {
+	local f=$1 want=$2 p
+	p=$(mktemp)
+	cp "$f" "$p"
+	while [ -n "$want" ]; do
+		grep -F -- "${want%% ... *}" "$p" > "$p.n" || { rm -f "$p" "$p.n"; return 1; }
+		sed -i "s/^.*$(printf '%s' "${want%% ... *}" | sed 's/[][\/.*^$]/\\&/g')//" "$p.n"
+		mv "$p.n" "$p"
+		case "$want" in *" ... "*) want=${want#* ... } ;; *) want= ;; esac
+	done
+	rm -f "$p"
+}
+# drill NAME FAULT SUITES WANT [RUNCHECK]: make check with FAULT on SUITES
+# is red (or green for WANT=green) and its output has WANT
+drill() {
+	local name=$1 fault=$2 suites=$3 want=$4 runcheck=${5:-0} rc t0
+	n=$((n + 1))
+	t0=$(date +%s)
+	set +e
+	(cd "$TOP" && VIVPOLL_FAULT=$fault VIVPOLL_RUNCHECK=$runcheck SUITES=$suites \
+		LANES=1 TIER=quick tools/check.sh) > "$out/$name.out" 2>&1
+	rc=$?
+	set -e
+	cp -r "$BUILD/check" "$out/$name.check" 2> /dev/null || true
+	local t=$(($(date +%s) - t0))
+	if [ "$want" = green ]; then
+		if [ "$rc" = 0 ] && grep -qE '^[0-9]+ passed, 0 failed' "$out/$name.out"; then
+			echo "ok $n - no fault: make check is green (${t}s)"
+		else
+			echo "not ok $n - no fault: make check is green # status $rc: $(grep -m1 'FAIL:' "$out/$name.out" || tail -1 "$out/$name.out")"
+		fi
+	elif [ "$rc" != 0 ] && has "$out/$name.out" "$want"; then
+		echo "ok $n - $name: make check is red and says why ($(grep -m1 -F -- "${want%% ... *}" "$out/$name.out" | sed 's/^ *//' | cut -c1-160); ${t}s)"
+	else
+		echo "not ok $n - $name: make check is red and says why # status $rc; wanted '$want', failures: $(grep 'FAIL:' "$out/$name.out" | head -3 | tr '\n' ' ')"
+		tail -5 "$out/$name.out" | sed 's/^/# /'
+	fi | tee -a "$tap"
+}
+
+say "check-harness: the fault drills, each a make check of a short list ($out)"
+echo "1..11"
+drill control "" 00 green 1
+drill panic-at-end panic-at-end 00 "the kernel crashed after the command exited with status 0"
+drill drop-suite drop-suite "00 90" "00-smoke.sh did not run: /vivpoll/tests/00-smoke.sh is not in the initramfs"
+drill half-plan half-plan 00 "00-smoke.sh reports as many results as its plan # 5 results for a plan of 11"
+drill splat-at-modprobe splat-at-modprobe 00 "kernel log clean at boot (before the first suite) # [ ... ] WARNING: CPU: 0 PID: 1 at guest/init: fault drill"
+drill require-kmemleak require-kmemleak 00 "kmemleak is required on this config and missing"
+drill checkpatch-crash checkpatch-crash 00 "checkpatch --strict drivers/vivpoll # checkpatch exited with status 255"
+drill host-check-dies host-check-dies 00 "the series checks exited with status 3"
+drill host-checks-exit host-checks-exit 00 "host checks exited with status 4"
+drill run-check-dies run-check-dies 00 "make run's check (tools/check-run.sh) exited with status 2" 1
+drill suites-typo "" 00-smok3 "'00-smok3' names no suite in tests/"
+tools/tap-summary.sh "$tap" > "$out/summary" || true
+grep -A20 -E '^(Failures|Skipped)' "$out/summary" || true
+tail -1 "$out/summary"
+grep -qE '^[0-9]+ passed, 0 failed' "$out/summary"
