@@ -81,7 +81,7 @@ if [ "${LOOP:-0}" != 0 ]; then
 		rc=$?
 		set -e
 		loop_json+=",\"cold_s\":$(secs "$t0" "$(now)"),\"cold_rc\":$rc"
-		loop_json+=",\"cold_summary\":\"$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$HOSTDIR/bench-check-cold.log" | tail -1)\""
+		loop_json+=",\"cold_summary\":\"$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$HOSTDIR/bench-check-cold.log" | tail -1)\""
 		rm -rf "$cold"
 	fi
 	# "edit": a real change of one driver file (a comment line appended, put
@@ -100,7 +100,7 @@ if [ "${LOOP:-0}" != 0 ]; then
 		set -e
 		loop_json+=",\"${what}_s\":$(secs "$t0" "$(now)"),\"${what}_rc\":$rc"
 		[ "$what" = edit ] && cp "$BUILD/bench-edit.orig" "$edited"
-		loop_json+=",\"${what}_summary\":\"$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$HOSTDIR/bench-check-$what.log" | tail -1)\""
+		loop_json+=",\"${what}_summary\":\"$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$HOSTDIR/bench-check-$what.log" | tail -1)\""
 	done
 fi
 
