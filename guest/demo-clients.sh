@@ -1,27 +1,36 @@
 #!/bin/sh
-# make demo, part 4: real clients. GStreamer and ffmpeg write PNG frames to
-# /host/frames; the event watcher (vivpoll-events, select() on exceptfds
-# only) runs on the same device while GStreamer streams from another fd.
-# The vivpoll tracepoints say which task asked for what and who started the
-# engine; the watcher also sees the Engine Running/Starts control events. Exit 0 when the clients wrote their frames, the watcher got its
-# events, never asked for POLLIN, and the engine was started by GStreamer.
+# make demo, real clients: demo-clients.sh DEVICE OUTDIR. GStreamer and
+# ffmpeg write PNG frames to /host/frames; the event watcher (vivpoll-events,
+# select() on exceptfds only) runs on the same device while GStreamer
+# streams from another fd. The vivpoll tracepoints (OUTDIR/trace-clients.txt)
+# say which task asked for what and who started the engine; the whole story
+# is in OUTDIR/clients.log, a summary on stdout. Exit 0 when the clients
+# wrote their frames, the watcher got its events, never asked for POLLIN,
+# and the engine was started by GStreamer, not by the watcher.
 set -eu
+dev=$1
+dir=$2
 t=/sys/kernel/debug/tracing
 out=/host/frames
-dev=$(for d in /dev/video*; do
-	v4l2-ctl -d "$d" --info 2> /dev/null | grep -q 'Driver name *: vivpoll' && echo "$d"
-done | head -1)
+log=$dir/clients.log
 # the driver's counters are controls
 ctrl() { v4l2-ctl -d "$dev" -C "$1" | awk '{ print $2 }'; }
 starts() { ctrl engine_starts; }
-bright() { v4l2-ctl -d "$dev" -c brightness="$1"; }
+mark() { echo "$1" > "$t/trace_marker"; }
+bright() { mark "raise: brightness $1"; v4l2-ctl -d "$dev" -c brightness="$1"; }
+events="vivpoll_poll vivpoll_engine_start vivpoll_engine_stop vivpoll_frame"
 mkdir -p "$out"
 rm -f "$out"/gst-*.png "$out"/ffmpeg-*.png
+exec 3>&1 > "$log" 2>&1
 
+echo 0 > "$t/tracing_on"
+echo mono > "$t/trace_clock"
 echo > "$t/trace"
-for e in vivpoll_poll vivpoll_engine_start vivpoll_engine_stop; do
+for e in $events; do
 	echo 1 > "$t/events/vivpoll/$e/enable"
 done
+echo 1 > "$t/tracing_on"
+mark "scene: the exceptfds-only watcher beside GStreamer, fs.poll_legacy_null_table=0"
 echo "engine_starts before: $(starts)"
 echo "watcher: vivpoll-events -d $dev --shared (exceptfds only), in the background"
 vivpoll-events -d "$dev" --shared --timeout 120 > /tmp/watch.log 2>&1 &
@@ -48,9 +57,11 @@ sleep 1
 kill -TERM $wpid
 wrc=0
 wait $wpid || wrc=$?
-for e in vivpoll_poll vivpoll_engine_start vivpoll_engine_stop; do
+echo 0 > "$t/tracing_on"
+for e in $events; do
 	echo 0 > "$t/events/vivpoll/$e/enable"
 done
+cat "$t/trace" > "$dir/trace-clients.txt"
 echo "GStreamer exited $grc; engine_starts after: $(starts)"
 [ "$grc" = 0 ] || tail -5 /tmp/gst.log
 echo "--- the watcher's output (it counts every engine start on the device, GStreamer's too: who"
@@ -58,7 +69,7 @@ echo "    started it is in the trace below), but for the counter events the stre
 grep -v -E '\((Frames Produced|Frames Dropped)\)' /tmp/watch.log
 echo "    and $(grep -c -E '\((Frames Produced|Frames Dropped)\)' /tmp/watch.log || true) Frames Produced/Dropped events"
 echo "--- the trace: poll calls per task with the masks they asked for, and who started the engine"
-grep -E 'vivpoll_(poll|engine_start|engine_stop):' "$t/trace" | awk '
+grep -E 'vivpoll_(poll|engine_start|engine_stop):' "$dir/trace-clients.txt" | awk '
 	{ task = $1; sub(/-[0-9]+$/, "", task) }
 	/vivpoll_poll:/ { for (i = 1; i <= NF; i++) if ($i ~ /^req=/) m = substr($i, 5)
 		n[task]++; if (!((task, m) in seen)) { seen[task, m] = 1; masks[task] = masks[task] " " m } }
@@ -81,9 +92,11 @@ inpoll=$(echo "$wpolls" | grep -oE '0x[0-9a-f]{8}' | while read -r m; do
 	[ $((m & 0x41)) = 0 ] || echo "$m"
 done)
 starter=$(sed -n 's/^  engine_start by //p' /tmp/trace.sum | sort -u | tr '\n' ' ')
-echo
-echo "GStreamer: $ngst PNG frames (exit $grc); ffmpeg: $nff PNG frames (exit $frc), in out/frames/"
-echo "watcher: $nev events, $nbright of them the 3 brightness changes (exit $wrc), poll masks asked: $(echo "$wpolls" | sed 's/.*masks://')${inpoll:+; POLLIN asked: $inpoll}"
-echo "engine started by: $starter"
+gpolls=$(grep -E '^ +v4l2src' /tmp/trace.sum | sed 's/.*masks: *//' | head -1)
+{
+	echo "GStreamer: $ngst PNG frames (exit $grc), its streaming thread asked $gpolls; ffmpeg: $nff PNG frames (exit $frc)"
+	echo "watcher beside them: $nev events, $nbright of them the 3 brightness changes (exit $wrc), asked:$(echo "$wpolls" | sed 's/.*masks://')${inpoll:+; POLLIN asked: $inpoll}"
+	echo "engine started by: ${starter:-nobody}"
+} | tee -a "$log" >&3
 [ "$grc" = 0 ] && [ "$frc" = 0 ] && [ "$wrc" = 0 ] && [ "$ngst" = 30 ] && [ "$nff" = 30 ] && [ "$nbright" = 3 ] &&
 	[ -n "$wpolls" ] && [ -z "$inpoll" ] && [ -n "$starter" ] && ! echo "$starter" | grep -q vivpoll-events

@@ -10,6 +10,7 @@ pkgs=(
 	linux-source-6.12
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 	gstreamer1.0-plugins-base-apps ffmpeg udev
+	chromium
 )
 # linux-source-6.12 is always wanted: its selftest harness (tests/88-*).
 [ "${KVER:-6.1}" = 6.1 ] || [ "${KVER:-6.1}" = 6.12 ] || pkgs+=("linux-source-$KVER")
