@@ -156,8 +156,12 @@ crc=$?
 tail -1 "$out/capture.log" | sed 's/^/   /'
 step "$crc" "vivpoll-capture: 30 frames, 5 written as PNG"
 
-# 5. (branch series) The kernel's own selftest against vivid, switch off and
-# on, a short table: its step goes here, before the real clients.
+# ---- 5. (branch series) the kernel's own selftest ----------------------
+# Its step goes here, before the real clients: run the new selftest from
+# tools/testing/selftests against vivid with fs.poll_legacy_null_table off
+# and on, its whole output to "$out/selftest.log", a short table (a header
+# and a few lines) on the terminal, then: step $? "kernel selftest ...".
+# The terminal has room for about ten more lines (make demo: < 80 in all).
 
 # 6. Real clients: GStreamer and ffmpeg, the watcher beside GStreamer.
 echo
