@@ -554,8 +554,8 @@ class Report:
         return "\n".join(lines)
 
 
-def stamp(res):
-    """The chart's date, commit and the run's sizes."""
+def stamp(res, note=""):
+    """The chart's date, commit, the run's sizes and its verdicts."""
     try:
         top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         c = subprocess.run(["git", "-C", top, "rev-parse", "--short", "HEAD"],
@@ -563,12 +563,12 @@ def stamp(res):
     except OSError:
         c = "?"
     m = res.get("meta", {})
-    return "{}, commit {}; kernel {}, {} vCPUs, {} s windows x {} rounds".format(
+    return "{}, commit {}; kernel {}, {} vCPUs, {} s windows x {} rounds{}".format(
         time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), c, m.get("kernel", "?"),
-        m.get("cpus", "?"), m.get("secs", "?"), m.get("rounds", "?"))
+        m.get("cpus", "?"), m.get("secs", "?"), m.get("rounds", "?"), note)
 
 
-def chart(res, png):
+def chart(res, png, note=""):
     gp = shutil.which("gnuplot")
     if not gp:
         return "gnuplot is missing (make deps installs gnuplot-nox)"
@@ -640,7 +640,7 @@ set style fill solid 0.8
 unset key
 plot '{d}/ratio.dat' using ($0):2:($3 > 0 ? 0x33aa33 : 0xdd3333):xtic(1) with boxes lc rgb variable
 unset multiplot
-""".format(png=png, d=d, stamp=stamp(res))
+""".format(png=png, d=d, stamp=stamp(res, note))
     with open(os.path.join(d, "bench.gp"), "w") as f:
         f.write(script)
     r = subprocess.run([gp, os.path.join(d, "bench.gp")], capture_output=True, text=True)
@@ -678,7 +678,10 @@ def main():
     if raw is None:
         res["errors"].append({"phase": "guest", "test": "all", "error": "no guest results"})
         res["targets_met"] = False
-    err = chart(res, os.path.abspath(a.png))
+    met = sum(1 for _, s in rep.verdicts if s == "met")
+    missed = [n for n, s in rep.verdicts if s in ("missed", "error")]
+    err = chart(res, os.path.abspath(a.png), "; targets: {} met, {} missed{}".format(
+        met, len(missed), (" (" + ", ".join(missed) + ")") if missed else ""))
     if err:
         res["errors"].append({"phase": "host", "test": "chart", "error": err})
         res["targets_met"] = False
