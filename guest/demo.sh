@@ -161,7 +161,7 @@ step "$crc" "vivpoll-capture: 30 frames, 5 written as PNG"
 # tools/testing/selftests against vivid with fs.poll_legacy_null_table off
 # and on, its whole output to "$out/selftest.log", a short table (a header
 # and a few lines) on the terminal, then: step $? "kernel selftest ...".
-# The terminal has room for about ten more lines (make demo: < 80 in all).
+# The terminal has room for about six more lines (make demo: < 80 in all).
 
 # 6. Real clients: GStreamer and ffmpeg, the watcher beside GStreamer.
 echo
