@@ -12,6 +12,13 @@ tap=$out/demo.tap
 : > "$tap"
 n=0
 fails=0
+sec=0
+# section TITLE: a numbered heading on the terminal
+section() {
+	sec=$((sec + 1))
+	echo
+	echo "== $sec. $*"
+}
 # step RC WHAT: one TAP line for a step of the demo
 step() {
 	n=$((n + 1))
@@ -42,11 +49,11 @@ engine starts and traces every poll call.
 TXT
 
 # 1. The matrix: every wait API x situation x request, switch off and on.
-echo
-echo "== 1. did the wait start streaming? (- idle, S started, ! not as predicted)"
+section "did the wait start streaming? (- idle, S started, ! not as predicted)"
 vivpoll-prove --switch=both --tap-only > "$out/prove.tap" 2>&1
 prc=$?
 awk '
+	function out(l) { sub(/ +$/, "", l); print l }
 	/^(not )?ok [0-9]+ - [a-z_-]+ [a-z-]+ [A-Z|]+ switch=(on|off)/ {
 		bad = /^not ok/; sub(/^(not )?ok [0-9]+ - /, "")
 		api = $1; sit = $2; req = $3; sw = $4
@@ -57,18 +64,19 @@ awk '
 		if (!(sit in sseen)) { sseen[sit] = 1; sits[++ns] = sit }
 	}
 	END {
-		printf "%-18s", "wait API, request"
-		for (s = 1; s <= ns; s++) printf "%-14s", sits[s]
-		printf "\n%-18s", ""
-		for (s = 1; s <= ns; s++) printf "%-14s", "off  on"
-		printf "\n"
+		l = sprintf("%-18s", "wait API, request")
+		for (s = 1; s <= ns; s++) l = l sprintf("%-14s", sits[s])
+		out(l)
+		l = sprintf("%-18s", "")
+		for (s = 1; s <= ns; s++) l = l sprintf("%-14s", "off  on")
+		out(l)
 		for (r = 1; r <= nr; r++) {
 			split(rows[r], k, SUBSEP)
-			printf "%-10s %-7s", (k[1] == last ? "" : k[1]), k[2]
+			l = sprintf("%-10s %-7s", (k[1] == last ? "" : k[1]), k[2])
 			last = k[1]
 			for (s = 1; s <= ns; s++)
-				printf " %-4s %-8s", c[k[1], k[2], sits[s], "off"], c[k[1], k[2], sits[s], "on"]
-			printf "\n"
+				l = l sprintf(" %-4s %-8s", c[k[1], k[2], sits[s], "off"], c[k[1], k[2], sits[s], "on"])
+			out(l)
 		}
 	}' "$out/prove.tap"
 cells=$(grep -cE '^(not )?ok [0-9]+ - [a-z_-]+ [a-z-]+ [A-Z|]+ switch=' "$out/prove.tap")
@@ -78,8 +86,7 @@ grep -E '^not ok' "$out/prove.tap" | head -5 | sed 's/^/   /'
 step "$prc" "the wait-API matrix, switch off and on ($cells cells)"
 
 # 2. An event watcher on exceptfds only: events arrive, the engine stays idle.
-echo
-echo "== 2. an event watcher on exceptfds only (vivpoll-events --self-test)"
+section "an event watcher on exceptfds only (vivpoll-events --self-test)"
 vivpoll-events --self-test > "$out/events.log" 2>&1
 erc=$?
 grep -E '^(self-test: [a-z_]+\(|engine:)' "$out/events.log" | sed 's/^/   /'
@@ -129,12 +136,11 @@ scene() {
 		/vivpoll_poll:/ && $1 ~ /^vivpoll-events-/ { n++; for (i = 1; i <= NF; i++) if ($i ~ /^req=/) m[substr($i, 5)]++ }
 		/vivpoll_engine_start:/ { by = $1; sub(/-[0-9]+$/, "", by) }
 		END { for (k in m) ms = ms " " k
-			printf "   switch %-3s the watcher polled %d times, asking%s; engine started %d time(s)%s\n",
-				sw ? "on:" : "off:", n, ms, s, by ? " by " by : "" }' "$out/trace-$1.txt"
+			printf "   switch %-3s the watcher polled %d times, asking%s; the engine %s\n",
+				sw ? "on:" : "off:", n, ms, s ? "started " s " time(s), by " by : "never started" }' "$out/trace-$1.txt"
 	return $rc
 }
-echo
-echo "== 3. that watcher traced (tracepoints vivpoll_poll, _engine_start/_stop, _frame)"
+section "that watcher traced (tracepoints vivpoll_poll, _engine_start/_stop, _frame)"
 src=0
 scene off 0 || src=$?
 step "$src" "traced scene: exceptfds-only watcher, switch off"
@@ -148,24 +154,22 @@ von=$(grep -c 'vivpoll_engine_start:' "$out/trace-on.txt")
 step $? "the watcher starts the engine with the switch on only ($voff off, $von on)"
 
 # 4. Streaming for real: our own client.
-echo
-echo "== 4. streaming for real: vivpoll-capture, mmap + poll(POLLIN), 30 frames"
+section "streaming for real: vivpoll-capture, mmap + poll(POLLIN), 30 frames"
 rm -f /host/frames/frame-*.png
 vivpoll-capture -d "$dev" --io mmap --count 30 --png 5 --out /host/frames -q > "$out/capture.log" 2>&1
 crc=$?
 tail -1 "$out/capture.log" | sed 's/^/   /'
 step "$crc" "vivpoll-capture: 30 frames, 5 written as PNG"
 
-# ---- 5. (branch series) the kernel's own selftest ----------------------
-# Its step goes here, before the real clients: run the new selftest from
+# ---- (branch series) the kernel's own selftest --------------------------
+# Its step goes here, before the real clients: section "...", run the new selftest from
 # tools/testing/selftests against vivid with fs.poll_legacy_null_table off
 # and on, its whole output to "$out/selftest.log", a short table (a header
 # and a few lines) on the terminal, then: step $? "kernel selftest ...".
 # The terminal has room for about six more lines (make demo: < 80 in all).
 
 # 6. Real clients: GStreamer and ffmpeg, the watcher beside GStreamer.
-echo
-echo "== 5. real clients: GStreamer and ffmpeg to PNG, the watcher beside GStreamer"
+section "real clients: GStreamer and ffmpeg to PNG, the watcher beside GStreamer"
 /vivpoll/demo-clients.sh "$dev" "$out" > /tmp/clients.sum 2>&1
 rrc=$?
 sed 's/^/   /' /tmp/clients.sum
