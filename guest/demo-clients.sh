@@ -82,8 +82,10 @@ frc=0
 ffmpeg -nostdin -hide_banner -loglevel warning -f v4l2 -input_format yuyv422 -video_size 640x480 \
 	-i "$dev" -frames:v 30 -fps_mode passthrough "$out/ffmpeg-%02d.png" || frc=$?
 
-ngst=$(ls "$out" | grep -c '^gst-.*\.png$' || true)
-nff=$(ls "$out" | grep -c '^ffmpeg-.*\.png$' || true)
+# count FILES...: how many of the glob's files exist
+count() { [ -e "$1" ] && echo $# || echo 0; }
+ngst=$(count "$out"/gst-*.png)
+nff=$(count "$out"/ffmpeg-*.png)
 nev=$(sed -n 's/^events: //p' /tmp/watch.log)
 nbright=$(grep -c '(Brightness)' /tmp/watch.log || true)
 # the watcher's requests: never POLLIN (0x1) or POLLRDNORM (0x40)

@@ -114,7 +114,6 @@ trace_off() {
 }
 mark() { echo "$1" > "$t/trace_marker"; }
 scene() {
-	local s0 s1 rc
 	s0=$(ctrl engine_starts)
 	echo "$2" > /proc/sys/fs/poll_legacy_null_table
 	trace_on
