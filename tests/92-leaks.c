@@ -94,7 +94,7 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
-/* ---- the users ------------------------------------------------------------ */
+/* ---- the users ----------------------------------------------------------- */
 
 static void role_fail(struct role *r, const char *what)
 {
@@ -291,7 +291,7 @@ static int users_stop(int sig)
 	return bad;
 }
 
-/* ---- what vivpoll leaves --------------------------------------------------- */
+/* ---- what vivpoll leaves ------------------------------------------------- */
 
 /* The engine threads left ("vivpoll-N-engin", 15 characters), in buf. */
 static int engine_threads(char *buf, size_t len)
@@ -441,7 +441,7 @@ static int bind_write(const char *what)
 	return vt_write_file(path, VT_PDEV);
 }
 
-/* ---- the cycles -------------------------------------------------------------- */
+/* ---- the cycles ---------------------------------------------------------- */
 
 struct tally {
 	unsigned int done, failed;
@@ -531,7 +531,7 @@ out:
 	tally(t, cycle, why);
 }
 
-/* ---- memory ------------------------------------------------------------------- */
+/* ---- memory -------------------------------------------------------------- */
 
 struct mem {
 	long avail, pcp, slab, sunreclaim, vmalloc;
