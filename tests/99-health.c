@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * 90-health: after the stress tests, the vivpoll devices are healthy.
+ * 99-health: after the stress tests, the vivpoll devices are healthy.
  *
  * Run last by guest/check.sh: every engine is stopped, the legacy poll
  * switch is back at 0, the kernel log is clean, and every vivpoll device
@@ -50,7 +50,7 @@ int main(void)
 	char buf[256];
 	int n, nb, v = -1, i;
 
-	vt_begin("90-health: vivpoll is healthy after the stress tests");
+	vt_begin("99-health: vivpoll is healthy after the stress tests");
 	n = vt_devices(devs, VT_MAX_DEVS);
 	nb = bound_pdevs(buf, sizeof(buf));
 	vt_diag("%d vivpoll device(s) found by their video nodes, %d bound: %s",
