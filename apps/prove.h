@@ -61,6 +61,8 @@ struct prove_result {
 	char err[256];
 	bool started;
 	uint64_t starts_delta;
+	bool taken;		/* the queue was taken by file-io: REQBUFS from
+				 * another file failed with EBUSY */
 	int ev;
 	uint32_t mask;		/* poll_req_seen after the cell */
 	bool refused;		/* the API refused the video fd */

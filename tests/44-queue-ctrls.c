@@ -178,7 +178,7 @@ static void test_log_status(const char *path)
 	long long logged = -1;
 	int got;
 
-	if (fd < 0)
+	if (!vt_ok(fd >= 0, "open the device for LOG_STATUS", "%s", strerror(-fd)))
 		return;
 	vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
 	got = stream_frames(fd, 10);
@@ -215,7 +215,7 @@ static void test_class(const char *path)
 	unsigned int i;
 	size_t used = 0;
 
-	if (fd < 0)
+	if (!vt_ok(fd >= 0, "open the device for its controls", "%s", strerror(-fd)))
 		return;
 	for (i = 0; i < VT_ARRAY_SIZE(names); i++) {
 		uint32_t id = ctrl_by_name(fd, names[i], &q);

@@ -27,7 +27,10 @@
  *                 [--probe-vb2]
  *
  * Defaults: 20000*scale calls in total by 4 processes, at most 20*scale
- * seconds. --probe-vb2 first demonstrates four known behaviours of the
+ * seconds. A run that stops on that time budget must have made at least
+ * half of its calls (10000*scale by default; the quick tier makes all
+ * 20000 in under 2 s under TCG on 2 vCPUs, the debug kernel's full tier
+ * made 30730 of 40000 in its 40 s). --probe-vb2 first demonstrates four known behaviours of the
  * vb2 core that the fuzzer runs into (USERPTR memory the caller cannot
  * access taken on 6.1, a failed DQBUF ending the stream,
  * a failed read() taking the queue over, a 2 GiB CREATE_BUFS) and prints
@@ -1312,9 +1315,13 @@ int main(int argc, char **argv)
 		nprocs, badp, rnd, rnd_ok, exported);
 
 	vt_ok(!*why, "every fuzzing process exited normally", "%s", why);
-	vt_ok(done >= ncalls || vp_now_ns() >= deadline,
-	      "the fuzzed calls were all made, or time ran out", "%" PRIu64
-	      " of %lu", done, ncalls);
+	snprintf(why, sizeof(why), "all %lu fuzzed calls were made, or at "
+		 "least %lu before the time budget ran out", ncalls,
+		 (ncalls + 1) / 2);
+	vt_ok(done >= ncalls || (vp_now_ns() >= deadline &&
+				 done >= (ncalls + 1) / 2), why,
+	      "%" PRIu64 " calls in %.1f s (time budget %lu s)", done,
+	      (vp_now_ns() - t0) / 1e9, secs);
 	used = 0;
 	why[0] = 0;
 	for (i = 0; i < nprocs; i++) {

@@ -55,6 +55,12 @@ run_tests() {
 # nothing. Seen failing: epoll16, epoll56, epoll58.
 tcg_racy="epoll15 epoll16 epoll55 epoll56 epoll57 epoll58"
 racy_why="the waiter woken by the first of two writes takes its event with a zero timeout, which can run before the emitter's second write on a vCPU preempted by the host"
+# epoll60 (full tier only) waits at most one second of wall time, busy, for
+# eight spinning waiters on two vCPUs to wake, 300 times: a host busy with
+# other guests can take that second from the vCPUs (seen failing with the
+# switch off and on while the machine ran ten guests; it passes in 18 s on
+# a quiet one).
+tcg_racy="$tcg_racy epoll60"
 
 echo "TAP version 13"
 if [ ! -x "$bin" ] || [ ! -w "$sysctl" ]; then
@@ -126,7 +132,8 @@ for m in $modes; do
 			ok "epoll selftest $name, switch $what"
 			v=pass ;;
 		fail) if [ -n "$try" ]; then
-			ok "epoll selftest $name, switch $what # FLAKY failed first, passed on run $try of 9 ($racy_why)"
+			[ "$name" = epoll60 ] && why="its one-second busy wait for eight spinning waiters, on vCPUs a busy host can preempt" || why=$racy_why
+			ok "epoll selftest $name, switch $what # FLAKY failed first, passed on run $try of 9 ($why)"
 			sed -n "/RUN  *global\.$name /,/  global\.$name\$/p" \
 				"/tmp/epoll.$m.tap" | head -6 | sed 's/^/# /'
 			v=pass

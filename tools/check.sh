@@ -58,12 +58,16 @@ pick() {
 # The second guest's suites: about half of the quick tier's time, none of
 # them sharing state with the first guest's (each guest has its own module).
 # Both run the kernel's epoll selftests (88), the first with the legacy
-# switch off, the second with it on: the host compares the two.
-lane2="20 30 50 80 82 84"
+# switch off, the second with it on: the host compares the two; and both
+# end with the health check (99), after their stress tests.
+lane2="20 30 50 80 82 84 92"
+both="88 99"
 if [ "$lanes" = 2 ]; then
-	run2=$(pick "$lane2 88")
+	run2=$(pick "$lane2 $both")
 	run1=$(for s in $all_suites; do
-		case " $(echo $run2) " in *" $s "*) [ "${s#88}" = "$s" ] && continue ;; esac
+		case " $(echo $run2) " in *" $s "*)
+			case " $both " in *" ${s%%-*} "*) ;; *) continue ;; esac ;;
+		esac
 		echo "$s"; done)
 elif [ -n "${SUITES:-}" ]; then
 	run1=$(pick "$SUITES")

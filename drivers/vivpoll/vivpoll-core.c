@@ -35,12 +35,57 @@ MODULE_DESCRIPTION("Virtual video capture driver observing poll requested events
 MODULE_AUTHOR("The vivpoll authors");
 MODULE_LICENSE("GPL");
 
+/*
+ * Set an unsigned int parameter to val if it is a number in min..max, else
+ * refuse it (modprobe fails, a write to sysfs fails) with a line saying why.
+ */
+static int vivpoll_param_set_range(const char *val,
+				   const struct kernel_param *kp,
+				   unsigned int min, unsigned int max)
+{
+	int len = strcspn(val, "\n");
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v)) {
+		pr_err("%s: %s=%.*s is not a number, must be %u-%u\n",
+		       VIVPOLL_NAME, kp->name, len, val, min, max);
+		return -EINVAL;
+	}
+	if (v < min || v > max) {
+		pr_err("%s: %s=%.*s is out of range, must be %u-%u\n",
+		       VIVPOLL_NAME, kp->name, len, val, min, max);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static int vivpoll_n_devs_set(const char *val, const struct kernel_param *kp)
+{
+	return vivpoll_param_set_range(val, kp, 1, VIVPOLL_MAX_DEVS);
+}
+
+static const struct kernel_param_ops vivpoll_n_devs_ops = {
+	.set = vivpoll_n_devs_set,
+	.get = param_get_uint,
+};
+
+static int vivpoll_debug_set(const char *val, const struct kernel_param *kp)
+{
+	return vivpoll_param_set_range(val, kp, 0, 2);
+}
+
+static const struct kernel_param_ops vivpoll_debug_ops = {
+	.set = vivpoll_debug_set,
+	.get = param_get_uint,
+};
+
 static unsigned int n_devs = 1;
-module_param(n_devs, uint, 0444);
+module_param_cb(n_devs, &vivpoll_n_devs_ops, &n_devs, 0444);
 MODULE_PARM_DESC(n_devs, " number of capture devices to create, 1-8 (default 1)");
 
 unsigned int vivpoll_debug;
-module_param_named(debug, vivpoll_debug, uint, 0644);
+module_param_cb(debug, &vivpoll_debug_ops, &vivpoll_debug, 0644);
 MODULE_PARM_DESC(debug, " debug level, 0-2 (default 0)");
 
 static struct platform_device *vivpoll_pdevs[VIVPOLL_MAX_DEVS];
@@ -237,6 +282,8 @@ static struct platform_driver vivpoll_pdrv = {
 	.remove_new = vivpoll_remove,
 	.driver = {
 		.name = VIVPOLL_NAME,
+		/* vivpoll_init() sees whether a device probed */
+		.probe_type = PROBE_FORCE_SYNCHRONOUS,
 	},
 };
 
@@ -255,12 +302,6 @@ static int __init vivpoll_init(void)
 	const struct font_desc *font;
 	unsigned int i;
 	int ret;
-
-	if (n_devs < 1 || n_devs > VIVPOLL_MAX_DEVS) {
-		pr_err("%s: n_devs=%u is out of range, must be 1-%u\n",
-		       VIVPOLL_NAME, n_devs, VIVPOLL_MAX_DEVS);
-		return -EINVAL;
-	}
 
 	font = find_font("VGA8x16");
 	if (!font) {
@@ -285,6 +326,13 @@ static int __init vivpoll_init(void)
 			goto unregister;
 		}
 		vivpoll_pdevs[i] = pdev;
+		/* all n_devs devices or none: a failed probe unwinds all */
+		if (!platform_get_drvdata(pdev)) {
+			pr_err("%s: %s did not probe, unregistering all devices\n",
+			       VIVPOLL_NAME, dev_name(&pdev->dev));
+			ret = -ENODEV;
+			goto unregister;
+		}
 	}
 	return 0;
 

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * 90-health: after the stress tests, the vivpoll devices are healthy.
+ * 99-health: after the stress tests, the vivpoll devices are healthy.
  *
  * Run last by guest/check.sh: every engine is stopped, the legacy poll
  * switch is back at 0, the kernel log is clean, and every vivpoll device
  * captures 5 frames by mmap, which its counter controls must account for:
  * one engine start, at least the 5 frames dequeued and at most as many more
- * as there were buffers.
+ * as there were buffers. The devices are those bound to the driver in
+ * sysfs: each must have a video node that the V4L2 API finds (there must
+ * be at least one), so a node the tests cannot find fails, not passes.
  *
  * Every check prints one TAP line at column 0; the exit status is non-zero
  * if any check failed.
  */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,16 +22,42 @@
 #include "common.h"
 #include "lib.h"
 
+/* The platform devices bound to the vivpoll driver, names in buf. */
+static int bound_pdevs(char *buf, size_t len)
+{
+	DIR *d = opendir(VT_DRV_DIR);
+	struct dirent *e;
+	size_t used = 0;
+	int n = 0;
+
+	buf[0] = 0;
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "vivpoll.", 8))
+			continue;
+		used += snprintf(buf + used, used < len ? len - used : 0,
+				 "%s%s", n ? " " : "", e->d_name);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 int main(void)
 {
 	struct vt_dev devs[VT_MAX_DEVS];
 	struct vt_snap snap;
 	char buf[256];
-	int n, v = -1, i;
+	int n, nb, v = -1, i;
 
-	vt_begin("90-health: vivpoll is healthy after the stress tests");
+	vt_begin("99-health: vivpoll is healthy after the stress tests");
 	n = vt_devices(devs, VT_MAX_DEVS);
-	vt_diag("%d vivpoll device(s)", n);
+	nb = bound_pdevs(buf, sizeof(buf));
+	vt_diag("%d vivpoll device(s) found by their video nodes, %d bound: %s",
+		n, nb, buf);
+	vt_ok(n > 0 && n == nb, "every vivpoll device bound to the driver has "
+	      "a video node the tests find", "%d bound (%s), %d found by their "
+	      "video nodes", nb, buf, n);
 	for (i = 0; i < n; i++) {
 		struct vt_counts c;
 
