@@ -202,5 +202,16 @@ grep -h '^# ----- ' "$out"/*.log | sed 's/^# ----- /check:   /' >&2 || true
 grep -h '^# clients: ' "$out"/*.log | sed 's/^# clients: /check: client /' >&2 || true
 say "check: done in $(($(date +%s) - start))s; logs in $out"
 logs=("$out/host.tap" "$out/run.tap" "$out/epoll.tap")
+# The full tier: make demo in a guest of its own, and its page in headless
+# Chromium (tools/check-page.sh).
+if [ "$tier" = full ] && [ -z "${SUITES:-}" ]; then
+	set +e
+	tools/check-page.sh --demo "$out/demo" > "$out/page.tap" 2>&1
+	rc=$?
+	set -e
+	checked "make demo and its page (tools/check-page.sh --demo)" "$rc" "$out/page.tap" >> "$out/page.tap"
+	cat "$out/page.tap"
+	logs+=("$out/page.tap")
+fi
 for g in "${names[@]}"; do logs+=("$out/$g.log" "$out/$g.host.tap"); done
 tools/tap-summary.sh "${logs[@]}"
