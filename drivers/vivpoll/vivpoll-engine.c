@@ -204,35 +204,41 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 }
 
 /*
- * Account one frame: fill @buf, timestamped @ts, and hand it back, or
- * count a drop if @buf is NULL.
+ * Account one frame: give @buf its sequence number and timestamp @ts, or
+ * count a drop if @buf is NULL. Return @buf, for vivpoll_engine_deliver().
  */
-static void vivpoll_engine_deliver(struct vivpoll_dev *dev,
-				   struct vivpoll_buffer *buf, u64 ts)
+static struct vivpoll_buffer *vivpoll_engine_account(struct vivpoll_dev *dev,
+						     struct vivpoll_buffer *buf,
+						     u64 ts)
 {
-	enum vb2_buffer_state state = VB2_BUF_STATE_DONE;
-	unsigned int index;
 	u32 sequence;
-	u8 *vbuf;
 
 	sequence = vivpoll_count_slot(&dev->run.counts, !!buf);
 	vivpoll_ctrls_count(dev, !!buf, !buf);
 	if (!buf) {
 		trace_vivpoll_frame(dev->inst, sequence, -1);
 		vivpoll_dbg(2, dev, "frame %u dropped, no buffer\n", sequence);
-		return;
+		return NULL;
 	}
 
-	index = buf->vb.vb2_buf.index;
 	buf->vb.sequence = sequence;
 	buf->vb.field = V4L2_FIELD_NONE;
 	buf->vb.vb2_buf.timestamp = ts;
-	vbuf = vb2_plane_vaddr(&buf->vb.vb2_buf, 0);
+	return buf;
+}
+
+/* Fill @buf, accounted for, and hand it back */
+static void vivpoll_engine_deliver(struct vivpoll_dev *dev,
+				   struct vivpoll_buffer *buf)
+{
+	enum vb2_buffer_state state = VB2_BUF_STATE_DONE;
+	u8 *vbuf = vb2_plane_vaddr(&buf->vb.vb2_buf, 0);
+
 	if (vbuf)
 		vivpoll_engine_fill(dev, buf, vbuf);
 	else
 		state = VB2_BUF_STATE_ERROR;
-	trace_vivpoll_frame(dev->inst, sequence, index);
+	trace_vivpoll_frame(dev->inst, buf->vb.sequence, buf->vb.vb2_buf.index);
 	vb2_buffer_done(&buf->vb.vb2_buf, state);
 }
 
@@ -254,16 +260,19 @@ static u64 vivpoll_engine_slot_begin(const struct vivpoll_run *run, u64 slot)
 
 /*
  * The frame slot in progress ends: the buffer queued by the time it began
- * is done, or the slot is a drop.
+ * gets the slot's sequence number and end-of-frame timestamp, or the slot
+ * is a drop. Return that buffer, for vivpoll_engine_deliver().
  */
-static void vivpoll_engine_end_slot(struct vivpoll_dev *dev)
+static struct vivpoll_buffer *vivpoll_engine_end_slot(struct vivpoll_dev *dev)
 {
 	struct vivpoll_run *run = &dev->run;
 	u64 begin = vivpoll_engine_slot_begin(run, run->slot);
+	struct vivpoll_buffer *buf;
 
-	vivpoll_engine_deliver(dev, vivpoll_engine_take_buffer(dev, begin),
-			       vivpoll_engine_slot_begin(run, run->slot + 1));
+	buf = vivpoll_engine_account(dev, vivpoll_engine_take_buffer(dev, begin),
+				     vivpoll_engine_slot_begin(run, run->slot + 1));
 	run->slot++;
+	return buf;
 }
 
 /* Unthrottled: a frame for every queued buffer, as soon as it is queued */
@@ -276,7 +285,8 @@ static bool vivpoll_engine_unthrottled_tick(struct vivpoll_dev *dev)
 	buf = vivpoll_engine_take_buffer(dev, U64_MAX);
 	if (buf) {
 		vivpoll_engine_frame_sync(dev);
-		vivpoll_engine_deliver(dev, buf, ktime_get_ns());
+		vivpoll_engine_account(dev, buf, ktime_get_ns());
+		vivpoll_engine_deliver(dev, buf);
 	}
 	return false;
 }
@@ -328,6 +338,7 @@ static int vivpoll_engine_thread(void *data)
 {
 	struct vivpoll_dev *dev = data;
 	struct vivpoll_run *run = &dev->run;
+	struct vivpoll_buffer *done = NULL;
 	u64 end;
 
 	set_freezable();
@@ -344,11 +355,14 @@ static int vivpoll_engine_thread(void *data)
 		/* a frame slot begins: the reception of its frame begins */
 		vivpoll_engine_catch_up(dev);
 		vivpoll_engine_frame_sync(dev);
+		/* then the frame that ended as it began is written out */
+		if (done)
+			vivpoll_engine_deliver(dev, done);
 		/* it ends when the next one begins */
 		end = vivpoll_engine_slot_begin(run, run->slot + 1);
 		if (vivpoll_engine_wait(dev, end, false))
 			break;
-		vivpoll_engine_end_slot(dev);
+		done = vivpoll_engine_end_slot(dev);
 		vivpoll_engine_update_interval(dev);
 		cond_resched();
 	}
