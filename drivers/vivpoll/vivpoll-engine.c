@@ -11,14 +11,16 @@
  * interval later; its sequence number is n. When a slot begins, the
  * reception of its frame begins: the engine queues V4L2_EVENT_FRAME_SYNC
  * with the slot's sequence number. When it ends, the oldest buffer that
- * was queued by the time the slot began is filled and handed back,
- * timestamped with the end of the slot (V4L2_BUF_FLAG_TSTAMP_SRC_EOF). If
- * none was, the slot is a drop: a buffer queued while a frame is received
- * waits for the next slot, as a DMA engine is given its buffer when a
- * frame begins, so no buffer is timestamped before it was queued. A thread
- * a few slots late produces them one after the other; further behind, the
- * slots it missed are dropped (see vivpoll_catch_up()). The time base
- * never moves: each drop skips a sequence number.
+ * was queued by then is filled and handed back, timestamped with the end
+ * of the slot (V4L2_BUF_FLAG_TSTAMP_SRC_EOF), so no buffer is timestamped
+ * before it was queued; if none was, the slot is a drop. A buffer only
+ * has to be queued by the end of the frame, as with a capture engine that
+ * writes a frame out of its FIFO when it ends (and as vivid does): a
+ * client is given a whole interval more than if the buffer were needed
+ * when the frame begins, which under an emulated CPU decides whether it
+ * keeps up. A thread a few slots late produces them one after the other;
+ * further behind, the slots it missed are dropped (see vivpoll_catch_up()).
+ * The time base never moves: each drop skips a sequence number.
  *
  * With the Unthrottled control set when streaming starts, there are no
  * slots: the engine fills a buffer as soon as one is queued, timestamped
@@ -259,18 +261,19 @@ static u64 vivpoll_engine_slot_begin(const struct vivpoll_run *run, u64 slot)
 }
 
 /*
- * The frame slot in progress ends: the buffer queued by the time it began
- * gets the slot's sequence number and end-of-frame timestamp, or the slot
- * is a drop. Return that buffer, for vivpoll_engine_deliver().
+ * The frame slot in progress ends: the oldest buffer queued by its end (not
+ * one queued while the thread was late) gets the slot's sequence number
+ * and end-of-frame timestamp, or the slot is a drop. Return that buffer,
+ * for vivpoll_engine_deliver().
  */
 static struct vivpoll_buffer *vivpoll_engine_end_slot(struct vivpoll_dev *dev)
 {
 	struct vivpoll_run *run = &dev->run;
-	u64 begin = vivpoll_engine_slot_begin(run, run->slot);
+	u64 end = vivpoll_engine_slot_begin(run, run->slot + 1);
 	struct vivpoll_buffer *buf;
 
-	buf = vivpoll_engine_account(dev, vivpoll_engine_take_buffer(dev, begin),
-				     vivpoll_engine_slot_begin(run, run->slot + 1));
+	buf = vivpoll_engine_account(dev, vivpoll_engine_take_buffer(dev, end),
+				     end);
 	run->slot++;
 	return buf;
 }
