@@ -39,10 +39,12 @@ extern unsigned int vivpoll_debug;
  * struct vivpoll_buffer - a capture buffer
  * @vb: the vb2 buffer, must be first
  * @list: entry in &vivpoll_dev.buf_list while owned by the driver
+ * @queued_ns: CLOCK_MONOTONIC time it was queued to the engine
  */
 struct vivpoll_buffer {
 	struct vb2_v4l2_buffer vb;
 	struct list_head list;
+	u64 queued_ns;
 };
 
 /**
@@ -59,11 +61,11 @@ struct vivpoll_poll_stats {
 
 /**
  * struct vivpoll_run - one run of the frame engine, owned by its thread
- * @stream_start_ns: CLOCK_MONOTONIC time of the run's first slot (zero of the
- *	drawn clock)
- * @start_ns: CLOCK_MONOTONIC time at which slot 0 was due
+ * @stream_start_ns: CLOCK_MONOTONIC time the run's first slot began (zero of
+ *	the drawn clock)
+ * @start_ns: CLOCK_MONOTONIC time at which slot 0 began
  * @tpf: frame interval of the slots counted from @start_ns
- * @slot: next frame slot, counted from @start_ns
+ * @slot: frame slot in progress, counted from @start_ns
  * @counts: sequence number, frames and drops of this run
  * @unthrottled: the Unthrottled control when the run started
  * @pattern: the test pattern rendered once, copied into the buffers; NULL

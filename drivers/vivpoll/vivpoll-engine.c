@@ -6,17 +6,25 @@
  * for hard-irq context. It sleeps until an absolute CLOCK_MONOTONIC
  * deadline, and kthread_stop() gives stop_streaming a synchronous stop.
  *
- * Frame slot n of a run is due at start + n * timeperframe, and its
- * sequence number and timestamp follow from n. Every slot queues a
- * V4L2_EVENT_FRAME_SYNC event, then fills the oldest queued buffer or, if
- * none is queued before the next slot is due, counts a drop. A thread a
- * few slots late produces them one after the other; further behind, the
- * slots it missed are dropped (see vivpoll_catch_up()). The time base
- * never moves: each drop skips a sequence number.
+ * The engine models a sensor. Frame slot n of a run begins at
+ * start + n * timeperframe, when streaming starts for slot 0, and ends one
+ * interval later; its sequence number is n. When a slot begins, the
+ * reception of its frame begins: the engine queues V4L2_EVENT_FRAME_SYNC
+ * with the slot's sequence number. When it ends, the oldest buffer that
+ * was queued by then is filled and handed back, timestamped with the end
+ * of the slot (V4L2_BUF_FLAG_TSTAMP_SRC_EOF), so no buffer is timestamped
+ * before it was queued; if none was, the slot is a drop. A buffer only
+ * has to be queued by the end of the frame, as with a capture engine that
+ * writes a frame out of its FIFO when it ends (and as vivid does): a
+ * client is given a whole interval more than if the buffer were needed
+ * when the frame begins, which under an emulated CPU decides whether it
+ * keeps up. A thread a few slots late produces them one after the other;
+ * further behind, the slots it missed are dropped (see vivpoll_catch_up()).
+ * The time base never moves: each drop skips a sequence number.
  *
  * With the Unthrottled control set when streaming starts, there are no
  * slots: the engine fills a buffer as soon as one is queued, timestamped
- * when it starts on it, and never drops a frame.
+ * when it starts on it, just after its FRAME_SYNC, and never drops a frame.
  *
  * The test pattern only changes with the format and the controls: it is
  * rendered once into a buffer of the engine and copied into each capture
@@ -41,16 +49,22 @@
 #include "vivpoll-engine.h"
 #include "vivpoll_trace.h"
 
-/* Take the oldest buffer queued to the driver, if any */
-static struct vivpoll_buffer *vivpoll_engine_take_buffer(struct vivpoll_dev *dev)
+/*
+ * Take the oldest buffer queued to the driver, if it was queued by
+ * @queued_by_ns (CLOCK_MONOTONIC; U64_MAX: whenever it was)
+ */
+static struct vivpoll_buffer *vivpoll_engine_take_buffer(struct vivpoll_dev *dev,
+							 u64 queued_by_ns)
 {
 	struct vivpoll_buffer *buf;
 
 	spin_lock(&dev->lock);
 	buf = list_first_entry_or_null(&dev->buf_list, struct vivpoll_buffer,
 				       list);
-	if (buf)
+	if (buf && buf->queued_ns <= queued_by_ns)
 		list_del(&buf->list);
+	else
+		buf = NULL;
 	spin_unlock(&dev->lock);
 	return buf;
 }
@@ -192,35 +206,41 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 }
 
 /*
- * Account one frame: fill @buf, timestamped @ts, and hand it back, or
- * count a drop if @buf is NULL.
+ * Account one frame: give @buf its sequence number and timestamp @ts, or
+ * count a drop if @buf is NULL. Return @buf, for vivpoll_engine_deliver().
  */
-static void vivpoll_engine_deliver(struct vivpoll_dev *dev,
-				   struct vivpoll_buffer *buf, u64 ts)
+static struct vivpoll_buffer *vivpoll_engine_account(struct vivpoll_dev *dev,
+						     struct vivpoll_buffer *buf,
+						     u64 ts)
 {
-	enum vb2_buffer_state state = VB2_BUF_STATE_DONE;
-	unsigned int index;
 	u32 sequence;
-	u8 *vbuf;
 
 	sequence = vivpoll_count_slot(&dev->run.counts, !!buf);
 	vivpoll_ctrls_count(dev, !!buf, !buf);
 	if (!buf) {
 		trace_vivpoll_frame(dev->inst, sequence, -1);
 		vivpoll_dbg(2, dev, "frame %u dropped, no buffer\n", sequence);
-		return;
+		return NULL;
 	}
 
-	index = buf->vb.vb2_buf.index;
 	buf->vb.sequence = sequence;
 	buf->vb.field = V4L2_FIELD_NONE;
 	buf->vb.vb2_buf.timestamp = ts;
-	vbuf = vb2_plane_vaddr(&buf->vb.vb2_buf, 0);
+	return buf;
+}
+
+/* Fill @buf, accounted for, and hand it back */
+static void vivpoll_engine_deliver(struct vivpoll_dev *dev,
+				   struct vivpoll_buffer *buf)
+{
+	enum vb2_buffer_state state = VB2_BUF_STATE_DONE;
+	u8 *vbuf = vb2_plane_vaddr(&buf->vb.vb2_buf, 0);
+
 	if (vbuf)
 		vivpoll_engine_fill(dev, buf, vbuf);
 	else
 		state = VB2_BUF_STATE_ERROR;
-	trace_vivpoll_frame(dev->inst, sequence, index);
+	trace_vivpoll_frame(dev->inst, buf->vb.sequence, buf->vb.vb2_buf.index);
 	vb2_buffer_done(&buf->vb.vb2_buf, state);
 }
 
@@ -234,31 +254,28 @@ static void vivpoll_engine_frame_sync(struct vivpoll_dev *dev)
 	v4l2_event_queue(&dev->vdev, &ev);
 }
 
-/* Produce the current frame slot: fill a buffer or count a drop */
-static void vivpoll_engine_tick(struct vivpoll_dev *dev)
+/* When frame slot @slot of the run begins (CLOCK_MONOTONIC) */
+static u64 vivpoll_engine_slot_begin(const struct vivpoll_run *run, u64 slot)
+{
+	return run->start_ns + vivpoll_frame_due_ns(slot, &run->tpf);
+}
+
+/*
+ * The frame slot in progress ends: the oldest buffer queued by its end (not
+ * one queued while the thread was late) gets the slot's sequence number
+ * and end-of-frame timestamp, or the slot is a drop. Return that buffer,
+ * for vivpoll_engine_deliver().
+ */
+static struct vivpoll_buffer *vivpoll_engine_end_slot(struct vivpoll_dev *dev)
 {
 	struct vivpoll_run *run = &dev->run;
+	u64 end = vivpoll_engine_slot_begin(run, run->slot + 1);
 	struct vivpoll_buffer *buf;
 
-	vivpoll_engine_frame_sync(dev);
-
-	/*
-	 * Like a DMA engine that latches its buffer when the frame is written
-	 * out, take a buffer queued at any time during the frame slot.
-	 */
-	buf = vivpoll_engine_take_buffer(dev);
-	if (!buf) {
-		u64 end = run->start_ns +
-			  vivpoll_frame_due_ns(run->slot + 1, &run->tpf);
-
-		if (vivpoll_engine_wait(dev, end, true))
-			return;
-		buf = vivpoll_engine_take_buffer(dev);
-	}
-
-	vivpoll_engine_deliver(dev, buf, run->start_ns +
-			       vivpoll_frame_due_ns(run->slot, &run->tpf));
+	buf = vivpoll_engine_account(dev, vivpoll_engine_take_buffer(dev, end),
+				     end);
 	run->slot++;
+	return buf;
 }
 
 /* Unthrottled: a frame for every queued buffer, as soon as it is queued */
@@ -268,12 +285,11 @@ static bool vivpoll_engine_unthrottled_tick(struct vivpoll_dev *dev)
 
 	if (vivpoll_engine_wait(dev, KTIME_MAX, true))
 		return true;
-	buf = vivpoll_engine_take_buffer(dev);
+	buf = vivpoll_engine_take_buffer(dev, U64_MAX);
 	if (buf) {
-		u64 now = ktime_get_ns();
-
 		vivpoll_engine_frame_sync(dev);
-		vivpoll_engine_deliver(dev, buf, now);
+		vivpoll_engine_account(dev, buf, ktime_get_ns());
+		vivpoll_engine_deliver(dev, buf);
 	}
 	return false;
 }
@@ -301,8 +317,8 @@ static void vivpoll_engine_update_interval(struct vivpoll_dev *dev)
 }
 
 /*
- * Before producing the next slot: if the thread fell too far behind, the
- * slots that went by were missed, each a drop with its sequence skipped.
+ * Before a slot begins: if the thread fell too far behind, the slots that
+ * went by were missed, each a drop with its sequence skipped.
  */
 static void vivpoll_engine_catch_up(struct vivpoll_dev *dev)
 {
@@ -325,14 +341,13 @@ static int vivpoll_engine_thread(void *data)
 {
 	struct vivpoll_dev *dev = data;
 	struct vivpoll_run *run = &dev->run;
+	struct vivpoll_buffer *done = NULL;
+	u64 end;
 
 	set_freezable();
 	vivpoll_dbg(1, dev, "engine thread started%s\n",
 		    run->unthrottled ? ", unthrottled" : "");
 	for (;;) {
-		u64 due = run->start_ns +
-			  vivpoll_frame_due_ns(run->slot, &run->tpf);
-
 		try_to_freeze();
 		if (run->unthrottled) {
 			if (vivpoll_engine_unthrottled_tick(dev))
@@ -340,10 +355,17 @@ static int vivpoll_engine_thread(void *data)
 			cond_resched();
 			continue;
 		}
-		if (vivpoll_engine_wait(dev, due, false))
-			break;
+		/* a frame slot begins: the reception of its frame begins */
 		vivpoll_engine_catch_up(dev);
-		vivpoll_engine_tick(dev);
+		vivpoll_engine_frame_sync(dev);
+		/* then the frame that ended as it began is written out */
+		if (done)
+			vivpoll_engine_deliver(dev, done);
+		/* it ends when the next one begins */
+		end = vivpoll_engine_slot_begin(run, run->slot + 1);
+		if (vivpoll_engine_wait(dev, end, false))
+			break;
+		done = vivpoll_engine_end_slot(dev);
 		vivpoll_engine_update_interval(dev);
 		cond_resched();
 	}
@@ -381,13 +403,10 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 	}
 	mutex_unlock(&dev->gen_lock);
 	/*
-	 * As a sensor exposes its first frame for an interval, slot 0 is due
-	 * one interval after the start: nothing is ready the moment
-	 * streaming starts. Unthrottled runs fill buffers as they come.
+	 * Slot 0 begins now and its frame is done one interval later:
+	 * nothing is ready the moment streaming starts.
 	 */
 	run->start_ns = ktime_get_ns();
-	if (!run->unthrottled)
-		run->start_ns += vivpoll_frame_due_ns(1, &run->tpf);
 	run->stream_start_ns = run->start_ns;
 
 	vivpoll_ctrls_engine_running(dev, true);
@@ -428,13 +447,17 @@ void vivpoll_engine_stop(struct vivpoll_dev *dev)
 }
 
 /*
- * Hand the buffers on @list to the engine. It is only woken up if it waits
- * for a buffer: in a frame slot without one, or when unthrottled.
+ * Hand the buffers on @list to the engine, queued now. It is only woken up
+ * if it waits for a buffer: when unthrottled.
  */
 void vivpoll_engine_queue(struct vivpoll_dev *dev, struct list_head *list)
 {
+	u64 now = ktime_get_ns();
+	struct vivpoll_buffer *buf;
 	bool wake;
 
+	list_for_each_entry(buf, list, list)
+		buf->queued_ns = now;
 	spin_lock(&dev->lock);
 	list_splice_tail_init(list, &dev->buf_list);
 	wake = dev->engine_wants_buffer;

@@ -129,6 +129,30 @@ static const struct vb2_ops vivpoll_qops = {
 
 /* Formats */
 
+/*
+ * The colorimetry of the pixels v4l2-tpg draws in @fmt, which
+ * vivpoll_set_format() configures the tpg with: sRGB, full range R'G'B',
+ * BT.601 limited range Y'CbCr. GREY is the exception: the tpg draws luma
+ * with fixed Rec. 709 weights at full range (its TGP_COLOR_ENC_LUMA path
+ * ignores the encoding and quantization it is given), so that is what
+ * GREY says.
+ */
+static void vivpoll_colorimetry(const struct vivpoll_fmt *fmt,
+				struct v4l2_pix_format *pix)
+{
+	pix->colorspace = V4L2_COLORSPACE_SRGB;
+	pix->xfer_func = V4L2_MAP_XFER_FUNC_DEFAULT(pix->colorspace);
+	if (fmt->fourcc == V4L2_PIX_FMT_GREY) {
+		pix->ycbcr_enc = V4L2_YCBCR_ENC_709;
+		pix->quantization = V4L2_QUANTIZATION_FULL_RANGE;
+		return;
+	}
+	pix->ycbcr_enc = V4L2_MAP_YCBCR_ENC_DEFAULT(pix->colorspace);
+	pix->quantization = V4L2_MAP_QUANTIZATION_DEFAULT(!fmt->is_yuv,
+							  pix->colorspace,
+							  pix->ycbcr_enc);
+}
+
 static void vivpoll_fill_pix(struct v4l2_pix_format *pix,
 			     const struct vivpoll_fmt *fmt,
 			     u32 width, u32 height)
@@ -139,12 +163,7 @@ static void vivpoll_fill_pix(struct v4l2_pix_format *pix,
 	pix->field = V4L2_FIELD_NONE;
 	pix->bytesperline = vivpoll_bytesperline(fmt, width);
 	pix->sizeimage = vivpoll_sizeimage(fmt, width, height);
-	pix->colorspace = V4L2_COLORSPACE_SRGB;
-	pix->xfer_func = V4L2_MAP_XFER_FUNC_DEFAULT(pix->colorspace);
-	pix->ycbcr_enc = V4L2_MAP_YCBCR_ENC_DEFAULT(pix->colorspace);
-	pix->quantization = V4L2_MAP_QUANTIZATION_DEFAULT(!fmt->is_yuv,
-							  pix->colorspace,
-							  pix->ycbcr_enc);
+	vivpoll_colorimetry(fmt, pix);
 	pix->flags = 0;
 }
 
@@ -155,6 +174,7 @@ static void vivpoll_set_format(struct vivpoll_dev *dev,
 {
 	struct tpg_data *tpg = &dev->tpg;
 	const struct v4l2_rect rect = { 0, 0, width, height };
+	struct v4l2_pix_format pix;
 
 	dev->fmt = fmt;
 	dev->width = width;
@@ -164,6 +184,11 @@ static void vivpoll_set_format(struct vivpoll_dev *dev,
 	vivpoll_pattern_changed(dev);
 
 	tpg_s_fourcc(tpg, fmt->fourcc);
+	vivpoll_colorimetry(fmt, &pix);
+	tpg_s_colorspace(tpg, pix.colorspace);
+	tpg_s_xfer_func(tpg, pix.xfer_func);
+	tpg_s_ycbcr_enc(tpg, pix.ycbcr_enc);
+	tpg_s_quantization(tpg, pix.quantization);
 	tpg_reset_source(tpg, width, height, V4L2_FIELD_NONE);
 	tpg_s_bytesperline(tpg, 0, dev->bytesperline);
 	tpg_s_buf_height(tpg, height);
@@ -197,8 +222,16 @@ static int vivpoll_enum_fmt(struct file *file, void *priv,
 static int vivpoll_g_fmt(struct file *file, void *priv, struct v4l2_format *f)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
+	struct v4l2_pix_format *pix = &f->fmt.pix;
 
-	vivpoll_fill_pix(&f->fmt.pix, dev->fmt, dev->width, dev->height);
+	vivpoll_fill_pix(pix, dev->fmt, dev->width, dev->height);
+	/* as vivid does: what the tpg was configured to draw */
+	mutex_lock(&dev->gen_lock);
+	pix->colorspace = tpg_g_colorspace(&dev->tpg);
+	pix->xfer_func = tpg_g_xfer_func(&dev->tpg);
+	pix->ycbcr_enc = tpg_g_ycbcr_enc(&dev->tpg);
+	pix->quantization = tpg_g_quantization(&dev->tpg);
+	mutex_unlock(&dev->gen_lock);
 	return 0;
 }
 
