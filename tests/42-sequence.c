@@ -88,7 +88,12 @@ static void test_held_buffers(const char *path)
 	vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
 	vp_set_fps(fd, 30, NULL, NULL);
 	nb = vt_reqbufs(fd, NBUF);
-	if (!vt_ok(nb == NBUF, "REQBUFS 4", "got %d", nb) || start(fd, nb)) {
+	if (!vt_ok(nb == NBUF, "REQBUFS 4", "got %d", nb)) {
+		close(fd);
+		return;
+	}
+	r = start(fd, nb);
+	if (!vt_ok(!r, "QBUF 4 and STREAMON", "%s", vt_errname(-r))) {
 		close(fd);
 		return;
 	}
@@ -198,7 +203,7 @@ static void test_late_engine(const char *path)
 	int nb, r = 0, noise = -1;
 	char why[160] = "";
 
-	if (fd < 0)
+	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd)))
 		return;
 	if (vp_set_format(fd, 1920, 1080, V4L2_PIX_FMT_XBGR32, NULL, NULL) ||
 	    vp_set_fps(fd, fps, NULL, NULL)) {
