@@ -11,7 +11,9 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 
 [ "$KCONFIG" = debug ] && tier=${TIER:-full} || tier=${TIER:-quick}
-case "$tier" in quick) lanes=${LANES:-2} ;; full) lanes=${LANES:-1} ;;
+# Each test's bound: the full tier's 50-compliance runs two versions of
+# v4l2-compliance over all formats, about 1300 s.
+case "$tier" in quick) lanes=${LANES:-2} test_timeout=600 ;; full) lanes=${LANES:-1} test_timeout=1800 ;;
 *) die "TIER wants quick or full, not '$tier'" ;; esac
 case "$lanes" in 1|2) ;; *) die "LANES wants 1 or 2, not '$lanes'" ;; esac
 # The debug kernel runs the same suites, longer.
@@ -44,7 +46,7 @@ guest() {
 	local log=$out/$1.log rc
 	set +e
 	tools/qemu-run.sh --timeout "${VIVPOLL_CHECK_TIMEOUT:-$((3000 * scale))}" --log "$log" \
-		"VIVPOLL_SUITES='$2' VIVPOLL_EXCLUDE='$3' ${4:+VIVPOLL_EPOLL_MODES=$4 }VIVPOLL_TIER=$tier VIVPOLL_SCALE=$scale VIVPOLL_TEST_TIMEOUT=$((600 * scale)) /vivpoll/check.sh" \
+		"VIVPOLL_SUITES='$2' VIVPOLL_EXCLUDE='$3' ${4:+VIVPOLL_EPOLL_MODES=$4 }VIVPOLL_TIER=$tier VIVPOLL_SCALE=$scale VIVPOLL_TEST_TIMEOUT=$((test_timeout * scale)) /vivpoll/check.sh" \
 		2>&1 | if [ "$lanes" = 1 ]; then tee "$out/$1.out"; else cat > "$out/$1.out"; fi
 	rc=${PIPESTATUS[0]}
 	set -e
