@@ -5,7 +5,9 @@
 # it loads from the same suite. Fetched with apt through a setup of our own
 # (sources list, lists, cache), from the Debian mirror /etc/apt names; the
 # machine's apt setup is left as it is. Not built from source: the archive
-# here serves no source tarball (each *.orig.tar.* answers 404).
+# as reached here answers 404 for v4l-utils' source files (1.32.0-5's .dsc,
+# .orig.tar.xz and .debian.tar.xz, bookworm's 1.22.1 tarballs too), so
+# apt-get source fails, though it serves other source packages.
 #
 # Layout as tools/build-clients.sh: bin/ wrappers (run the program through
 # the bundle's own loader and libraries: unstable's libc is newer than the
