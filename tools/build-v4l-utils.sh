@@ -39,6 +39,7 @@ trap 'rm -rf "$tmp"' EXIT	# a failed fetch leaves nothing behind
 mkdir -p "$tmp"/{apt/lists/partial,apt/cache/archives/partial,debs,root,bin,libexec,lib}
 
 # The machine's Debian mirror (not its security one), as apt reads /etc/apt.
+# shellcheck disable=SC2016 # apt's own $(FIELD) placeholders
 mirror=$(apt-get indextargets --format '$(REPO_URI) $(ORIGIN) $(LABEL)' |
 	awk '$2 == "Debian" && $3 == "Debian" { print $1; exit }')
 [ -n "$mirror" ] || die "no Debian mirror in the machine's apt sources"
@@ -50,9 +51,10 @@ apt-get "${apt[@]}" update > "$tmp/apt/log" 2>&1 || { cat "$tmp/apt/log" >&2; di
 have=$(apt-cache "${apt[@]}" show "v4l-utils=$ver" 2>/dev/null | sed -n 's/^Version: //p')
 [ "$have" = "$ver" ] || die "v4l-utils $ver is no longer in $suite ($(apt-cache "${apt[@]}" policy v4l-utils | sed -n 's/ *Candidate: //p') is): update ver in $0"
 # The packages and what they depend on, at the suite's versions.
-pkgs=$(apt-cache "${apt[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts \
-	--no-breaks --no-replaces --no-enhances v4l-utils | grep -v '^ ' | sort -u)
-(cd "$tmp/debs" && apt-get "${apt[@]}" download $pkgs) > "$tmp/apt/log" 2>&1 ||
+apt-cache "${apt[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts \
+	--no-breaks --no-replaces --no-enhances v4l-utils | grep -v '^[ <]' | sort -u > "$tmp/apt/pkgs"
+mapfile -t pkgs < "$tmp/apt/pkgs"
+(cd "$tmp/debs" && apt-get "${apt[@]}" download "${pkgs[@]}") > "$tmp/apt/log" 2>&1 ||
 	{ cat "$tmp/apt/log" >&2; die "apt-get download failed"; }
 for d in "$tmp"/debs/*.deb; do
 	dpkg-deb -x "$d" "$tmp/root"
@@ -71,6 +73,7 @@ for p in "${progs[@]}"; do
 		case "$path" in "$libdir"/*) ;; *) die "$p loads $path from outside the bundle" ;; esac
 		cp -L "$path" "$tmp/lib/$soname"
 	done
+	# shellcheck disable=SC2016 # the wrapper's own $0, $b and $@
 	printf '#!/bin/sh\nb=${0%%/bin/*}\nexec "$b/lib/ld-linux-x86-64.so.2" --library-path "$b/lib" --argv0 "$0" "$b/libexec/%s" "$@"\n' \
 		"$p" > "$tmp/bin/$p"
 	chmod 755 "$tmp/bin/$p"
