@@ -19,7 +19,9 @@ for p in "${pkgs[@]}"; do
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	[ "$s" = "install ok installed" ] || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# v4l2-compliance and v4l2-ctl 1.32 (cached once made): after the packages
+v4l_utils() { "$(dirname "$0")/build-v4l-utils.sh" > /dev/null; }
+[ ${#missing[@]} -eq 0 ] && { v4l_utils; exit 0; }
 echo "deps: installing ${missing[*]}" >&2
 [ "$(id -u)" = 0 ] || { echo "deps: need root for apt-get (missing: ${missing[*]})" >&2; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
@@ -31,3 +33,4 @@ if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${m
 	exit 1
 fi
 rm -f "$log"
+v4l_utils
