@@ -103,7 +103,7 @@ int vp_instance(int fd)
 	r = xioctl(fd, VIDIOC_QUERYCAP, &cap);
 	if (r < 0)
 		return r;
-	p = strrchr((const char *)cap.bus_info, '-');
+	p = strrchr((const char *)cap.bus_info, '.');
 	if (!p)
 		return -EINVAL;
 	n = strtol(p + 1, &end, 10);

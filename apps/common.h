@@ -40,7 +40,7 @@ int vp_find_device(char *buf, size_t len);
  */
 int vp_open(const char *dev, int flags);
 
-/* The instance number N of "platform:vivpoll-N" (bus_info), or -errno. */
+/* The instance number N of "platform:vivpoll.N" (bus_info, the platform device), or -errno. */
 int vp_instance(int fd);
 
 /*

@@ -175,13 +175,9 @@ static void vivpoll_set_format(struct vivpoll_dev *dev,
 static int vivpoll_querycap(struct file *file, void *priv,
 			    struct v4l2_capability *cap)
 {
-	struct vivpoll_dev *dev = video_drvdata(file);
-
+	/* bus_info is set by the core: platform:vivpoll.N */
 	strscpy(cap->driver, VIVPOLL_NAME, sizeof(cap->driver));
 	strscpy(cap->card, VIVPOLL_NAME, sizeof(cap->card));
-	/* "platform:" and v4l2_dev.name, in a form gcc can bound (W=1) */
-	snprintf(cap->bus_info, sizeof(cap->bus_info), "platform:%s-%u",
-		 VIVPOLL_NAME, dev->inst);
 	return 0;
 }
 
