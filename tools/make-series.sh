@@ -45,41 +45,6 @@ base=$(g rev-parse HEAD)
 d=$work/drivers/media/test-drivers/vivpoll
 mkdir -p "$d"
 find "$src" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' -exec cp {} "$d/" \;
-# Out of tree the driver builds for several kernels; in-tree, code is for the
-# tree it is merged into: resolve each "#ifdef VIVPOLL_HAVE_<X>" block with
-# the header test Kbuild makes for it (grep -s <word> $(srctree)/<header>).
-python3 - "$pristine" "$src/Kbuild" "$d"/*.[ch] <<'PY'
-import re, sys
-tree, kbuild = sys.argv[1], open(sys.argv[2]).read()
-have = {}
-for word, hdr, name in re.findall(
-        r"grep -s (\S+) \$\(srctree\)/(\S+)\),\)\nccflags-y \+= -D(VIVPOLL_HAVE_\w+)", kbuild):
-    have[name] = word in open(tree + "/" + hdr).read()
-cond = re.compile(r"#if(n?)def (VIVPOLL_HAVE_\w+)$")
-for path in sys.argv[3:]:
-    out, stack = [], []  # stack: [keep this branch?, is a feature block] per #if
-    for line in open(path).read().split("\n"):
-        m = cond.match(line)
-        if m:
-            if m.group(2) not in have:
-                sys.exit("make-series: no Kbuild test for %s in %s" % (m.group(2), path))
-            stack.append([have[m.group(2)] != bool(m.group(1)), True])
-            continue
-        if re.match(r"#\s*if", line):
-            stack.append([True, False])
-        elif stack and stack[-1][1] and line == "#else":
-            stack[-1][0] = not stack[-1][0]
-            continue
-        elif re.match(r"#\s*endif", line):
-            if stack.pop()[1]:
-                continue
-        if all(k for k, _ in stack):
-            out.append(line)
-    text = re.sub(r"\n\n\n+", "\n\n", "\n".join(out))  # a dropped block's blank lines
-    if "VIVPOLL_HAVE_" in text or stack:
-        sys.exit("make-series: unresolved feature check in " + path)
-    open(path, "w").write(text)
-PY
 # The module's author is whoever signs the series.
 python3 - "$d/vivpoll-core.c" "$ident" <<'PY' || die "no MODULE_AUTHOR line in vivpoll-core.c to sign"
 import re, sys

@@ -72,8 +72,7 @@ const struct v4l2_frmsize_discrete *vivpoll_nearest_size(u32 width,
 bool vivpoll_size_is_valid(u32 width, u32 height);
 unsigned int vivpoll_nearest_interval(const struct v4l2_fract *tpf);
 
-unsigned int vivpoll_buffers_to_allocate(unsigned int allocated,
-					 unsigned int requested,
+unsigned int vivpoll_buffers_to_allocate(unsigned int requested,
 					 bool create_bufs, bool fileio);
 bool vivpoll_plane_size_ok(unsigned int size, unsigned int sizeimage);
 

@@ -29,16 +29,6 @@ static const char * const vivpoll_input_names[VIVPOLL_NUM_INPUTS] = {
 
 /* vb2 queue operations, all called with dev->mutex held */
 
-/* Buffers allocated on the queue (a bitmap since Linux 6.8, a count before) */
-static unsigned int vivpoll_num_buffers(struct vb2_queue *vq)
-{
-#ifdef VIVPOLL_HAVE_VB2_GET_NUM_BUFFERS
-	return vb2_get_num_buffers(vq);
-#else
-	return vq->num_buffers;
-#endif
-}
-
 /*
  * VIDIOC_REQBUFS (*nplanes == 0) is raised to the buffers the engine needs;
  * VIDIOC_CREATE_BUFS gets the count it asked for, in buffers of at most
@@ -50,8 +40,7 @@ static int vivpoll_queue_setup(struct vb2_queue *vq, unsigned int *nbuffers,
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vq);
 
-	*nbuffers = vivpoll_buffers_to_allocate(vivpoll_num_buffers(vq),
-						*nbuffers, *nplanes,
+	*nbuffers = vivpoll_buffers_to_allocate(*nbuffers, *nplanes,
 						vb2_fileio_is_active(vq));
 	if (*nplanes) {
 		if (*nplanes != 1 ||
