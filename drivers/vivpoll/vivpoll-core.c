@@ -219,6 +219,12 @@ put_dev:
  * buffers; video_unregister_device() wakes up event waiters, and a poll()
  * then returns EPOLLERR | EPOLLHUP | EPOLLPRI. The structure lives on until
  * the last file handle is closed.
+ *
+ * vb2_video_unregister_device() only stops a queue that has an owner. The
+ * read() emulator makes its file the owner when vb2_read() returns, and a
+ * blocking read() waits for its first frame with the queue lock released:
+ * the engine it started has no owner yet. So stop the queue here too,
+ * under its lock; vivpoll_start_streaming() refuses from now on.
  */
 static void vivpoll_remove(struct platform_device *pdev)
 {
@@ -229,6 +235,10 @@ static void vivpoll_remove(struct platform_device *pdev)
 	debugfs_remove_recursive(dev->debugfs_dir);
 	dev->debugfs_dir = NULL;
 	vb2_video_unregister_device(&dev->vdev);
+	mutex_lock(&dev->mutex);
+	vb2_queue_release(&dev->queue);
+	dev->queue.owner = NULL;
+	mutex_unlock(&dev->mutex);
 	v4l2_device_put(&dev->v4l2_dev);
 }
 

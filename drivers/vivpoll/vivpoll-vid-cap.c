@@ -87,12 +87,20 @@ static void vivpoll_buf_queue(struct vb2_buffer *vb)
 	vivpoll_engine_queue(dev, &list);
 }
 
+/*
+ * v4l2_poll() and v4l2_read() check that the node is registered before
+ * vb2_fop_poll() and vb2_fop_read() take the queue lock: a call blocked on
+ * the lock while vivpoll_remove() runs gets here after the unregistration.
+ * The queue lock is held, and vivpoll_remove() takes it after the node is
+ * unregistered: an engine started before is stopped there, none after.
+ */
 static int vivpoll_start_streaming(struct vb2_queue *vq, unsigned int count)
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vq);
 	int ret;
 
-	ret = vivpoll_engine_start(dev);
+	ret = video_is_registered(&dev->vdev) ? vivpoll_engine_start(dev) :
+		-ENODEV;
 	if (ret)
 		vivpoll_engine_return_buffers(dev, VB2_BUF_STATE_QUEUED);
 	return ret;
