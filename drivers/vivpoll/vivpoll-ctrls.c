@@ -234,16 +234,20 @@ static void vivpoll_ctrl_add(struct v4l2_ctrl *ctrl, u64 n)
 }
 
 /*
- * The engine started (@running) or stopped; called from the vb2
+ * The engine starts (@running) or stopped; called from the vb2
  * start_streaming and stop_streaming ops, with dev->mutex held.
  */
 void vivpoll_ctrls_engine_running(struct vivpoll_dev *dev, bool running)
 {
-	if (running)
-		vivpoll_ctrl_add(dev->ctrl_starts, 1);
 	v4l2_ctrl_s_ctrl(dev->ctrl_running, running);
 	/* the interval counts from the start of the run */
 	v4l2_ctrl_grab(dev->ctrl_unthrottled, running);
+}
+
+/* The engine thread runs: count the start */
+void vivpoll_ctrls_engine_started(struct vivpoll_dev *dev)
+{
+	vivpoll_ctrl_add(dev->ctrl_starts, 1);
 }
 
 /* @frames more frames and @drops more drops; called by the engine thread */

@@ -391,19 +391,20 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 	run->stream_start_ns = run->start_ns;
 
 	vivpoll_ctrls_engine_running(dev, true);
-	trace_vivpoll_engine_start(dev->inst);
 
 	thread = kthread_run(vivpoll_engine_thread, dev, "%s-engine",
 			     dev->v4l2_dev.name);
 	if (IS_ERR(thread)) {
 		v4l2_err(&dev->v4l2_dev, "cannot start the engine thread\n");
 		vivpoll_ctrls_engine_running(dev, false);
-		trace_vivpoll_engine_stop(dev->inst, 0, 0);
 		vfree(run->pattern);
 		run->pattern = NULL;
 		return PTR_ERR(thread);
 	}
 	dev->engine = thread;
+	/* only engines that run count as started */
+	vivpoll_ctrls_engine_started(dev);
+	trace_vivpoll_engine_start(dev->inst);
 	return 0;
 }
 
