@@ -205,7 +205,7 @@ static void test_class(const char *path)
 {
 	static const char * const names[] = {
 		"Engine Running", "Engine Starts", "Frames Produced",
-		"Frames Dropped", "Raise EOS Event", "HDMI Signal Present",
+		"Frames Dropped", "Raise EOS Event", "Camera 2 Signal Present",
 		"Unthrottled",
 	};
 	struct v4l2_query_ext_ctrl q, cls;

@@ -161,10 +161,10 @@ static void raiser_main(void)
 					r->eos++;
 			}
 			if (n % 11 == 0) {
-				e = vp_ctrl_set(fd[d], VIVPOLL_CID_HDMI_SIGNAL,
+				e = vp_ctrl_set(fd[d], VIVPOLL_CID_CAM2_SIGNAL,
 						(int)(n / 11 % 2));
 				if (e < 0)
-					MSG(r, "raiser: HDMI signal: %s",
+					MSG(r, "raiser: Camera 2 signal: %s",
 					    vt_errname(-e));
 				else
 					r->src++;
@@ -174,7 +174,7 @@ static void raiser_main(void)
 	}
 	/* leave the signal on */
 	for (d = 0; d < ndevs; d++) {
-		vp_ctrl_set(fd[d], VIVPOLL_CID_HDMI_SIGNAL, 1);
+		vp_ctrl_set(fd[d], VIVPOLL_CID_CAM2_SIGNAL, 1);
 		close(fd[d]);
 	}
 	_exit(0);
@@ -208,7 +208,7 @@ static void w_open(struct waiter *w, struct wfd *f, int *ep)
 				 V4L2_CID_BRIGHTNESS, 0) < 0 ||
 		    vp_subscribe(f[i].fd, V4L2_EVENT_EOS, 0, 0) < 0 ||
 		    vp_subscribe(f[i].fd, V4L2_EVENT_SOURCE_CHANGE,
-				 VIVPOLL_INPUT_HDMI, 0) < 0)
+				 VIVPOLL_INPUT_CAM2, 0) < 0)
 			MSG(w, "SUBSCRIBE_EVENT: %s", vt_errname(errno));
 		if (epoll_ctl(*ep, EPOLL_CTL_ADD, f[i].fd, &e) < 0)
 			MSG(w, "EPOLL_CTL_ADD: %s", vt_errname(errno));

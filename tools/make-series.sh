@@ -97,9 +97,9 @@ counts the engine's starts, frames and drops in read-only controls, and
 raises control, source change, end-of-stream and frame sync events.
 
 Capture uses vb2 (MMAP, USERPTR, DMABUF, read()) with vmalloc buffers;
-frames are drawn by v4l2-tpg. Two inputs: a camera and an HDMI-like
-input whose signal a control switches off and on. A KUnit suite covers
-the pure logic.
+frames are drawn by v4l2-tpg. Two camera inputs; the signal of the
+second one a control switches off and on. A KUnit suite covers the pure
+logic.
 MSG
 
 # Patch 2: the admin-guide page.

@@ -100,7 +100,7 @@ struct vivpoll_run {
  * @sizeimage: current frame size
  * @timeperframe: current frame interval
  * @input: current input
- * @hdmi_signal: the HDMI input has a signal
+ * @cam2_signal: input 1, Camera 2, has a signal
  * @pattern_gen: generation of the test pattern settings, never 0: bumped
  *	by vivpoll_pattern_changed() whenever the pattern would look different
  * @in_qbuf: VIDIOC_QBUF is running, protected by @mutex
@@ -139,7 +139,7 @@ struct vivpoll_dev {
 	u32 sizeimage;
 	struct v4l2_fract timeperframe;
 	unsigned int input;
-	bool hdmi_signal;
+	bool cam2_signal;
 	u64 pattern_gen;
 
 	bool in_qbuf;

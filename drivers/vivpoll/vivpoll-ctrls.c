@@ -4,7 +4,7 @@
  *
  * The picture controls feed the test pattern generator. The controls of
  * the vivpoll class (see vivpoll-cids.h) show the engine counters, raise
- * an EOS event, switch the signal of the HDMI input and let the engine run
+ * an EOS event, switch the signal of input 1 (Camera 2) and let the engine run
  * unthrottled. The counters are read-only controls the driver sets when
  * they change, so that every reader (VIDIOC_G_EXT_CTRLS, control events,
  * VIDIOC_LOG_STATUS) sees the same values. Events, all signalled
@@ -73,11 +73,11 @@ static int vivpoll_s_ctrl(struct v4l2_ctrl *ctrl)
 	case VIVPOLL_CID_RAISE_EOS:
 		vivpoll_queue_eos(dev);
 		return 0;
-	case VIVPOLL_CID_HDMI_SIGNAL:
+	case VIVPOLL_CID_CAM2_SIGNAL:
 		mutex_lock(&dev->gen_lock);
-		dev->hdmi_signal = ctrl->val;
+		dev->cam2_signal = ctrl->val;
 		mutex_unlock(&dev->gen_lock);
-		vivpoll_queue_source_change(dev, VIVPOLL_INPUT_HDMI);
+		vivpoll_queue_source_change(dev, VIVPOLL_INPUT_CAM2);
 		return 0;
 	}
 
@@ -163,10 +163,10 @@ static const struct v4l2_ctrl_config vivpoll_ctrl_raise_eos = {
 	.type = V4L2_CTRL_TYPE_BUTTON,
 };
 
-static const struct v4l2_ctrl_config vivpoll_ctrl_hdmi_signal = {
+static const struct v4l2_ctrl_config vivpoll_ctrl_cam2_signal = {
 	.ops = &vivpoll_ctrl_ops,
-	.id = VIVPOLL_CID_HDMI_SIGNAL,
-	.name = "HDMI Signal Present",
+	.id = VIVPOLL_CID_CAM2_SIGNAL,
+	.name = "Camera 2 Signal Present",
 	.type = V4L2_CTRL_TYPE_BOOLEAN,
 	.max = 1,
 	.step = 1,
@@ -210,7 +210,7 @@ int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 	dev->ctrl_frames = v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_frames, NULL);
 	dev->ctrl_drops = v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_drops, NULL);
 	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_raise_eos, NULL);
-	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_hdmi_signal, NULL);
+	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_cam2_signal, NULL);
 	dev->ctrl_unthrottled = v4l2_ctrl_new_custom(hdl,
 						     &vivpoll_ctrl_unthrottled,
 						     NULL);

@@ -138,7 +138,7 @@ static void vivpoll_engine_text(struct vivpoll_dev *dev,
 	snprintf(text[1], VIVPOLL_TEXT_LEN, " ts %llu.%06u", secs,
 		 rem_ns / (u32)NSEC_PER_USEC);
 	snprintf(text[2], VIVPOLL_TEXT_LEN, " %s %s", dev->v4l2_dev.name,
-		 dev->input == VIVPOLL_INPUT_HDMI ? "HDMI" : "Camera");
+		 dev->input == VIVPOLL_INPUT_CAM2 ? "Camera 2" : "Camera");
 	if (no_signal)
 		strscpy(text[3], " NO SIGNAL", VIVPOLL_TEXT_LEN);
 }
@@ -163,7 +163,7 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 	u32 copy = 0;	/* bytes to copy from the cached pattern */
 
 	mutex_lock(&dev->gen_lock);
-	no_signal = dev->input == VIVPOLL_INPUT_HDMI && !dev->hdmi_signal;
+	no_signal = dev->input == VIVPOLL_INPUT_CAM2 && !dev->cam2_signal;
 	vivpoll_engine_text(dev, buf, no_signal, text);
 
 	if (no_signal || tpg->pattern == TPG_PAT_NOISE || !run->pattern) {

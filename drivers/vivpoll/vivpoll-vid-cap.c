@@ -24,7 +24,7 @@
 
 static const char * const vivpoll_input_names[VIVPOLL_NUM_INPUTS] = {
 	[VIVPOLL_INPUT_CAMERA] = "Camera",
-	[VIVPOLL_INPUT_HDMI] = "HDMI",
+	[VIVPOLL_INPUT_CAM2] = "Camera 2",
 };
 
 /* vb2 queue operations, all called with dev->mutex held */
@@ -320,9 +320,9 @@ static int vivpoll_enum_input(struct file *file, void *priv,
 
 	inp->type = V4L2_INPUT_TYPE_CAMERA;
 	strscpy(inp->name, vivpoll_input_names[inp->index], sizeof(inp->name));
-	if (inp->index == VIVPOLL_INPUT_HDMI) {
+	if (inp->index == VIVPOLL_INPUT_CAM2) {
 		mutex_lock(&dev->gen_lock);
-		if (!dev->hdmi_signal)
+		if (!dev->cam2_signal)
 			inp->status = V4L2_IN_ST_NO_SIGNAL;
 		mutex_unlock(&dev->gen_lock);
 	}
@@ -359,15 +359,15 @@ static int vivpoll_log_status(struct file *file, void *priv)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
 	struct vivpoll_poll_stats stats;
-	bool hdmi_signal;
+	bool cam2_signal;
 
 	mutex_lock(&dev->gen_lock);
-	hdmi_signal = dev->hdmi_signal;
+	cam2_signal = dev->cam2_signal;
 	mutex_unlock(&dev->gen_lock);
 	vivpoll_get_poll_stats(dev, &stats);
 
-	v4l2_info(&dev->v4l2_dev, "input: %s, HDMI signal: %s\n",
-		  vivpoll_input_names[dev->input], hdmi_signal ? "yes" : "no");
+	v4l2_info(&dev->v4l2_dev, "input: %s, Camera 2 signal: %s\n",
+		  vivpoll_input_names[dev->input], cam2_signal ? "yes" : "no");
 	v4l2_info(&dev->v4l2_dev, "format: %p4cc %ux%u, %u/%u s per frame\n",
 		  &dev->fmt->fourcc, dev->width, dev->height,
 		  dev->timeperframe.numerator, dev->timeperframe.denominator);
@@ -445,7 +445,7 @@ void vivpoll_vid_cap_init(struct vivpoll_dev *dev)
 {
 	mutex_lock(&dev->gen_lock);
 	dev->input = VIVPOLL_INPUT_CAMERA;
-	dev->hdmi_signal = true;
+	dev->cam2_signal = true;
 	dev->timeperframe = vivpoll_intervals[VIVPOLL_DEF_INTERVAL];
 	vivpoll_set_format(dev, &vivpoll_formats[0], 640, 480);
 	mutex_unlock(&dev->gen_lock);
