@@ -8,6 +8,9 @@
  * - VIDIOC_CREATE_BUFS of 1 buffer of 256 MiB or 3.75 GiB fails (or gets
  *   at most one buffer), and the kernel log stays quiet (no vmalloc error,
  *   no allocation failure, no OOM);
+ * - streaming unthrottled (the engine fills a buffer as soon as it is
+ *   queued), VIDIOC_QBUF never returns the buffer with V4L2_BUF_FLAG_DONE
+ *   (v4l2-compliance warns "QBUF returned the buffer as DONE" otherwise);
  * - after streaming, VIDIOC_LOG_STATUS logs the "Frames Produced" count
  *   the control reads;
  * - the driver's controls are in a class of their own (a ctrl_class
@@ -169,6 +172,60 @@ static int stream_frames(int fd, unsigned int n)
 	return got;
 }
 
+/*
+ * vb2_core_qbuf() hands the buffer to the driver before it fills in the
+ * reply: an engine that completed it in between would make QBUF report
+ * it DONE. Unthrottled, the engine starts on a buffer the moment it is
+ * queued: the window is widest.
+ */
+static void test_qbuf_reply(const char *path)
+{
+	int fd = vp_open(path, O_RDWR | O_NONBLOCK);
+	unsigned int n = 1200, qbufs = 0, done = 0, i;
+	int type = CAP, nb, r = 0;
+
+	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd)))
+		return;
+	vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
+	vp_ctrl_set(fd, VIVPOLL_CID_UNTHROTTLED, 1);
+	nb = vt_reqbufs(fd, 2);
+	for (i = 0; nb > 0 && i < (unsigned int)nb && !r; i++) {
+		struct v4l2_buffer b = {
+			.index = i, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+		};
+
+		r = ioctl(fd, VIDIOC_QBUF, &b) ? -errno : 0;
+	}
+	if (nb > 0 && !r)
+		r = ioctl(fd, VIDIOC_STREAMON, &type) ? -errno : 0;
+	while (nb > 0 && !r && qbufs < n) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct v4l2_buffer b = { .type = CAP, .memory = V4L2_MEMORY_MMAP };
+
+		if (poll(&p, 1, 5000 * vt_scale()) != 1 ||
+		    ioctl(fd, VIDIOC_DQBUF, &b)) {
+			r = -EIO;
+			break;
+		}
+		b.flags = 0;
+		if (ioctl(fd, VIDIOC_QBUF, &b)) {
+			r = -errno;
+			break;
+		}
+		qbufs++;
+		if (b.flags & V4L2_BUF_FLAG_DONE)
+			done++;
+	}
+	ioctl(fd, VIDIOC_STREAMOFF, &type);
+	vt_reqbufs(fd, 0);
+	vp_ctrl_set(fd, VIVPOLL_CID_UNTHROTTLED, 0);
+	close(fd);
+	vt_ok(nb > 0 && !r && qbufs == n && !done,
+	      "unthrottled: VIDIOC_QBUF never returns the buffer DONE",
+	      "%u of %u QBUFs returned it DONE (%d buffers, %s)", done, qbufs,
+	      nb, r ? strerror(-r) : "no error");
+}
+
 static void test_log_status(const char *path)
 {
 	int fd = vp_open(path, O_RDWR | O_NONBLOCK);
@@ -309,6 +366,7 @@ int main(void)
 	if (!vt_ok(n > 0, "a vivpoll device exists", "none found"))
 		return vt_end();
 	test_buffer_counts(devs[0].path);
+	test_qbuf_reply(devs[0].path);
 	test_log_status(devs[0].path);
 	test_class(devs[0].path);
 	test_module_params();
