@@ -64,10 +64,11 @@ struct vivpoll_poll_stats {
  * @start_ns: CLOCK_MONOTONIC time at which slot 0 was due
  * @tpf: frame interval of the slots counted from @start_ns
  * @slot: next frame slot, counted from @start_ns
- * @counts: sequence number, frames and drops of this run
+ * @sequence: sequence number of the next frame slot (the frames and drops
+ *	are counted by the Frames Produced and Frames Dropped controls)
  * @unthrottled: the Unthrottled control when the run started
- * @pattern: the test pattern rendered once, copied into the buffers; NULL
- *	if it could not be allocated (every frame is then rendered)
+ * @pattern: the test pattern, rendered when it changes, copied into the
+ *	buffers
  * @pattern_gen: the &vivpoll_dev.pattern_gen @pattern was rendered for
  *
  * Initialised before the thread is created, read back after kthread_stop().
@@ -77,7 +78,7 @@ struct vivpoll_run {
 	u64 start_ns;
 	struct v4l2_fract tpf;
 	u64 slot;
-	struct vivpoll_counts counts;
+	u32 sequence;
 	bool unthrottled;
 	u8 *pattern;
 	u64 pattern_gen;

@@ -43,18 +43,6 @@ struct vivpoll_fmt {
 	bool is_yuv;
 };
 
-/**
- * struct vivpoll_counts - frame slot accounting of one run of the engine
- * @sequence: sequence number of the next frame slot
- * @frames: slots that filled a buffer
- * @drops: slots that found no queued buffer
- */
-struct vivpoll_counts {
-	u32 sequence;
-	u64 frames;
-	u64 drops;
-};
-
 #define VIVPOLL_NUM_FORMATS		7
 #define VIVPOLL_NUM_SIZES		4
 #define VIVPOLL_NUM_INTERVALS		7
@@ -76,10 +64,9 @@ unsigned int vivpoll_buffers_to_allocate(unsigned int requested,
 					 bool create_bufs, bool fileio);
 bool vivpoll_plane_size_ok(unsigned int size, unsigned int sizeimage);
 
-u32 vivpoll_count_slot(struct vivpoll_counts *counts, bool filled);
 u64 vivpoll_frame_due_ns(u64 slot, const struct v4l2_fract *tpf);
 u64 vivpoll_slot_at(u64 elapsed_ns, const struct v4l2_fract *tpf);
-u64 vivpoll_catch_up(struct vivpoll_counts *counts, u64 slot, u64 elapsed_ns,
+u64 vivpoll_catch_up(u32 *sequence, u64 slot, u64 elapsed_ns,
 		     const struct v4l2_fract *tpf);
 void vivpoll_clock_text(char *buf, size_t len, u64 since_start_ns,
 			u32 sequence);
