@@ -194,9 +194,6 @@ int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_CONTRAST, 0, 255, 1, 128);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_SATURATION, 0, 255, 1, 128);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_HUE, -128, 128, 1, 0);
-	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_MIN_BUFFERS_FOR_CAPTURE,
-			  VIVPOLL_MIN_BUFFERS, VIVPOLL_MIN_BUFFERS, 1,
-			  VIVPOLL_MIN_BUFFERS);
 	v4l2_ctrl_new_std_menu_items(hdl, ops, V4L2_CID_TEST_PATTERN,
 				     TPG_PAT_NOISE, 0, TPG_PAT_75_COLORBAR,
 				     tpg_pattern_strings);

@@ -137,19 +137,19 @@ unsigned int vivpoll_nearest_interval(const struct v4l2_fract *tpf)
 EXPORT_SYMBOL_IF_KUNIT(vivpoll_nearest_interval);
 
 /*
- * How many buffers queue_setup allocates when @requested are asked for.
- * vb2 frees every buffer before VIDIOC_REQBUFS calls queue_setup, so none
- * exist then: VIDIOC_REQBUFS is raised to VIVPOLL_MIN_BUFFERS (and read()
- * to VIVPOLL_READ_BUFFERS), VIDIOC_CREATE_BUFS gets what it asked.
+ * How many buffers queue_setup allocates when @requested are asked for. vb2
+ * frees every buffer before VIDIOC_REQBUFS calls queue_setup, so none exist
+ * then: VIDIOC_REQBUFS is raised to VIVPOLL_MIN_BUFFERS (the read()
+ * emulator, @fileio, to VIVPOLL_READ_BUFFERS), VIDIOC_CREATE_BUFS
+ * (@create_bufs) gets what it asked.
  */
 unsigned int vivpoll_buffers_to_allocate(unsigned int requested,
 					 bool create_bufs, bool fileio)
 {
-	unsigned int min = fileio ? VIVPOLL_READ_BUFFERS : VIVPOLL_MIN_BUFFERS;
-
 	if (create_bufs)
 		return requested;
-	return max(requested, min);
+	return max(requested, fileio ? VIVPOLL_READ_BUFFERS :
+				       VIVPOLL_MIN_BUFFERS);
 }
 EXPORT_SYMBOL_IF_KUNIT(vivpoll_buffers_to_allocate);
 

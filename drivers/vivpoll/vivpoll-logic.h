@@ -13,11 +13,13 @@
 #include <linux/videodev2.h>
 
 /*
- * Buffers a stream needs: one the engine fills, one the application
- * holds, one queued for the next frame slot. VIDIOC_REQBUFS is raised to
- * this, VIDIOC_CREATE_BUFS never; read() gets VIVPOLL_READ_BUFFERS.
+ * Buffers a stream needs, as vivid: one the engine fills while the
+ * application holds the other. VIDIOC_REQBUFS is raised to this (GStreamer
+ * 1.22's v4l2src asks for exactly 2), VIDIOC_CREATE_BUFS never; the read()
+ * emulator, which asks for one and lets the driver decide, gets
+ * VIVPOLL_READ_BUFFERS.
  */
-#define VIVPOLL_MIN_BUFFERS		3
+#define VIVPOLL_MIN_BUFFERS		2
 #define VIVPOLL_READ_BUFFERS		4
 
 /* Late frame slots the engine still produces (see vivpoll_catch_up()) */
