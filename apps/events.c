@@ -274,8 +274,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	inst = vp_instance(fd);
-	if (!vp_debugfs_present(inst))
-		inst = -1;	/* fall back to the control */
 	r = vp_engine_starts(fd, inst, &before);
 	if (r) {
 		fprintf(stderr, "vivpoll-events: cannot read the engine start "

@@ -91,10 +91,10 @@ POLLPRI, i.e. for V4L2 events, never starts it.
 
 This makes the poll core's contract visible: since v3.4 a driver's
 ->poll() always gets a poll_table whose key carries the requested
-events, and poll_requested_events() reports them. The driver records
-the requested mask of every poll call in debugfs and as trace events,
-counts the engine's starts, frames and drops in read-only controls, and
-raises control, source change, end-of-stream and frame sync events.
+events, and poll_requested_events() reports them. The driver traces
+the requested mask of every poll call, counts the engine's starts,
+frames and drops in read-only controls, and raises control, source
+change, end-of-stream and frame sync events.
 
 Capture uses vb2 (MMAP, USERPTR, DMABUF, read()) with vmalloc buffers;
 frames are drawn by v4l2-tpg. Two camera inputs; the signal of the

@@ -46,18 +46,6 @@ struct vivpoll_buffer {
 };
 
 /**
- * struct vivpoll_poll_stats - what the .poll calls requested (debugfs)
- * @calls: number of calls of the driver's .poll
- * @req_last: requested events of the last .poll call
- * @req_seen: OR of all requested events since the last reset
- */
-struct vivpoll_poll_stats {
-	u64 calls;
-	__poll_t req_last;
-	__poll_t req_seen;
-};
-
-/**
  * struct vivpoll_run - one run of the frame engine, owned by its thread
  * @stream_start_ns: CLOCK_MONOTONIC time of the run's first slot (zero of the
  *	drawn clock)
@@ -106,10 +94,9 @@ struct vivpoll_run {
  *	by vivpoll_pattern_changed() whenever the pattern would look different
  * @in_qbuf: VIDIOC_QBUF is running, protected by @mutex
  * @qbuf_list: buffers queued by the running VIDIOC_QBUF, protected by @mutex
- * @lock: protects @buf_list, @engine_wants_buffer and @poll_stats
+ * @lock: protects @buf_list and @engine_wants_buffer
  * @buf_list: buffers queued to the engine and not yet filled
  * @engine_wants_buffer: @engine sleeps until a buffer is queued
- * @poll_stats: what the .poll calls requested
  * @ctrl_running: the Engine Running control
  * @ctrl_starts: the Engine Starts control
  * @ctrl_frames: the Frames Produced control
@@ -118,7 +105,6 @@ struct vivpoll_run {
  * @engine: the frame engine thread, NULL when stopped
  * @engine_wq: wakes up @engine when a buffer is queued while it waits
  * @run: state of the current or last run of @engine
- * @debugfs_dir: this device's debugfs directory
  */
 struct vivpoll_dev {
 	struct v4l2_device v4l2_dev;
@@ -146,11 +132,10 @@ struct vivpoll_dev {
 	bool in_qbuf;
 	struct list_head qbuf_list;
 
-	/* protects buf_list, engine_wants_buffer and poll_stats */
+	/* protects buf_list and engine_wants_buffer */
 	spinlock_t lock;
 	struct list_head buf_list;
 	bool engine_wants_buffer;
-	struct vivpoll_poll_stats poll_stats;
 
 	/* the counters, shown by these read-only controls */
 	struct v4l2_ctrl *ctrl_running;
@@ -162,7 +147,6 @@ struct vivpoll_dev {
 	struct task_struct *engine;
 	wait_queue_head_t engine_wq;
 	struct vivpoll_run run;
-	struct dentry *debugfs_dir;
 };
 
 static inline struct vivpoll_buffer *
@@ -177,8 +161,5 @@ static inline void vivpoll_pattern_changed(struct vivpoll_dev *dev)
 	lockdep_assert_held(&dev->gen_lock);
 	dev->pattern_gen++;
 }
-
-void vivpoll_get_poll_stats(struct vivpoll_dev *dev,
-			    struct vivpoll_poll_stats *stats);
 
 #endif

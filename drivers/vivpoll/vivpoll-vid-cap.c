@@ -4,9 +4,9 @@
  *
  * A single-planar capture queue with MMAP, USERPTR, DMABUF and read() I/O
  * on vmalloc buffers. The formats are packed YUV, RGB and GREY at a few
- * discrete frame sizes and frame intervals. The .poll file operation
- * records the events the caller asked for before it hands over to
- * vb2_fop_poll(), which may start the read() emulator and so the engine.
+ * discrete frame sizes and frame intervals. The .poll file operation is
+ * vb2_fop_poll(), which may start the read() emulator and so the engine,
+ * and a trace event with the events the caller asked for.
  */
 
 #include <linux/kernel.h>
@@ -360,44 +360,30 @@ static int vivpoll_s_input(struct file *file, void *priv, unsigned int i)
 static int vivpoll_log_status(struct file *file, void *priv)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
-	struct vivpoll_poll_stats stats;
 	bool cam2_signal;
 
 	mutex_lock(&dev->gen_lock);
 	cam2_signal = dev->cam2_signal;
 	mutex_unlock(&dev->gen_lock);
-	vivpoll_get_poll_stats(dev, &stats);
 
 	v4l2_info(&dev->v4l2_dev, "input: %s, Camera 2 signal: %s\n",
 		  vivpoll_input_names[dev->input], cam2_signal ? "yes" : "no");
 	v4l2_info(&dev->v4l2_dev, "format: %p4cc %ux%u, %u/%u s per frame\n",
 		  &dev->fmt->fourcc, dev->width, dev->height,
 		  dev->timeperframe.numerator, dev->timeperframe.denominator);
-	v4l2_info(&dev->v4l2_dev,
-		  "poll: %llu calls, last events 0x%08x, seen 0x%08x\n",
-		  stats.calls, (__force u32)stats.req_last,
-		  (__force u32)stats.req_seen);
 	return v4l2_ctrl_log_status(file, priv);
 }
 
+/*
+ * What the caller asked for is only traced: the core logs it too, at
+ * dev_debug 0x10 (V4L2_DEV_DEBUG_POLL). Nothing else on the hot path.
+ */
 static __poll_t vivpoll_poll(struct file *file, poll_table *wait)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
 	__poll_t req = poll_requested_events(wait);
-	__poll_t res;
+	__poll_t res = vb2_fop_poll(file, wait);
 
-	spin_lock(&dev->lock);
-	dev->poll_stats.calls++;
-	dev->poll_stats.req_last = req;
-	dev->poll_stats.req_seen |= req;
-	spin_unlock(&dev->lock);
-
-	/* vb2 starts read() for POLLIN on an idle queue; an unlocked peek */
-	if ((req & (EPOLLIN | EPOLLRDNORM)) && !vb2_is_busy(&dev->queue))
-		vivpoll_dbg(1, dev, "poll for events 0x%08x may start read()\n",
-			    (__force u32)req);
-
-	res = vb2_fop_poll(file, wait);
 	trace_vivpoll_poll(dev->inst, (__force u32)req, (__force u32)res);
 	return res;
 }
