@@ -7,7 +7,7 @@
  * exceptfds only, for a fixed time. Over that window: the frames the
  * engine produced and its starts (both must stay 0: nobody asked for
  * POLLIN), the driver's poll calls and the union of the events they asked
- * for, and the guest's busy CPU time.
+ * for (the vivpoll_poll trace event), and the guest's busy CPU time.
  *
  * cpu: the guest's busy CPU time over an idle window: the background to
  * subtract from the other windows.
@@ -60,9 +60,13 @@ static void idle_child(const char *path, int ready_fd, unsigned long ms)
 	_exit(0);
 }
 
-/* frames and engine starts from the controls, the poll counters from debugfs */
-static int read_counters(int fd, int inst, uint64_t v[4])
+/*
+ * frames and engine starts from the controls, the poll calls and the OR of
+ * their requested events from the vivpoll_poll trace event
+ */
+static int read_counters(int fd, struct vp_polltrace *pt, uint64_t v[4])
 {
+	uint32_t seen;
 	int64_t c;
 	int r;
 
@@ -74,10 +78,9 @@ static int read_counters(int fd, int inst, uint64_t v[4])
 	if (r)
 		return r;
 	v[1] = (uint64_t)c;
-	r = vp_debugfs_read(inst, "poll_calls", &v[2]);
-	if (r)
-		return r;
-	return vp_debugfs_read(inst, "poll_req_seen", &v[3]);
+	r = vp_polltrace_read(pt, &v[2], &seen);
+	v[3] = seen;
+	return r;
 }
 
 int bench_idle_main(int argc, char **argv)
@@ -93,7 +96,8 @@ int bench_idle_main(int argc, char **argv)
 	struct bench_snap a, b;
 	struct bench_json j;
 	char path[64], name[32], mask[64];
-	int c, inst, fd, p[2], ok = 0;
+	struct vp_polltrace pt;
+	int c, inst, fd, p[2], ok = 0, r;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:t:", lopts, NULL)) != -1) {
@@ -121,12 +125,14 @@ int bench_idle_main(int argc, char **argv)
 	if (fd < 0)
 		return bench_fail("idle", "open %s: %s", path, strerror(errno));
 	inst = vp_instance(fd);
-	if (inst < 0 || !vp_debugfs_present(inst))
-		return bench_fail("idle", "no debugfs counters for %s", path);
-	if (pipe(p))
+	if (inst < 0 || vp_polltrace_open(&pt, inst))
+		return bench_fail("idle", "cannot trace the poll calls of %s",
+				  path);
+	if (pipe(p)) {
+		vp_polltrace_close(&pt);
 		return bench_fail("idle", "pipe: %s", strerror(errno));
+	}
 
-	vp_debugfs_write(inst, "poll_req_seen", "0");
 	for (i = 0; i < procs; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0)
@@ -147,18 +153,21 @@ int bench_idle_main(int argc, char **argv)
 	vp_sleep_ms(200);	/* let the last one reach select() */
 
 	/* fd is never polled: reading the controls adds no poll call */
-	if (read_counters(fd, inst, c0))
-		return bench_fail("idle", "cannot read the counters");
+	r = read_counters(fd, &pt, c0);
 	bench_snap(&a, 0);
 	vp_sleep_ms((unsigned int)ms);
 	bench_snap(&b, 0);
-	read_counters(fd, inst, c1);
+	if (!r)
+		r = read_counters(fd, &pt, c1);
+	vp_polltrace_close(&pt);
 	close(fd);
 
 	for (i = 0; i < procs; i++)
 		kill(pids[i], SIGKILL);
 	for (i = 0; i < procs; i++)
 		waitpid(pids[i], NULL, 0);
+	if (r)
+		return bench_fail("idle", "cannot read the counters");
 
 	bj_begin(&j, "idle");
 	bj_int(&j, "procs", (long long)procs);

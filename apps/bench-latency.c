@@ -361,7 +361,7 @@ int bench_poll_main(int argc, char **argv)
 		{ 0 }
 	};
 	unsigned long count = 10000, rounds = 15, cpu = 0, k, r;
-	uint64_t starts0 = 0, starts1 = 0, calls0 = 0, calls1 = 0;
+	uint64_t starts0 = 0, starts1 = 0;
 	struct ptarget t[3];
 	struct bench_json j;
 	char path[64], name[32];
@@ -428,7 +428,6 @@ int bench_poll_main(int argc, char **argv)
 
 	if (inst >= 0) {
 		vp_engine_starts(t[0].fd, inst, &starts0);
-		vp_debugfs_read(inst, "poll_calls", &calls0);
 	}
 	for (r = 0; r < rounds; r++) {
 		size_t n;
@@ -454,7 +453,6 @@ int bench_poll_main(int argc, char **argv)
 	}
 	if (inst >= 0) {
 		vp_engine_starts(t[0].fd, inst, &starts1);
-		vp_debugfs_read(inst, "poll_calls", &calls1);
 	}
 
 	bj_begin(&j, "poll");
@@ -476,7 +474,6 @@ int bench_poll_main(int argc, char **argv)
 		free(t[i].cpu_ns);
 	}
 	if (inst >= 0) {
-		bj_int(&j, "vivpoll_poll_calls", (long long)(calls1 - calls0));
 		bj_int(&j, "vivpoll_engine_starts", (long long)(starts1 - starts0));
 	}
 	bj_end(&j);

@@ -439,12 +439,17 @@ static void stop_stream(struct dev *d)
 	xioctl(d->fd, VIDIOC_REQBUFS, &rb);
 }
 
-/* The producer thread of the driver: vivpoll-N-engine, vivid-NNN-vid-cap */
+/*
+ * The producer thread of the driver: vivpoll-N-engine (bus vivpoll.N),
+ * vivid-NNN-vid-cap (bus vivid-NNN)
+ */
 static pid_t producer_task(const struct dev *d, const char *driver,
 			   char *comm, size_t len)
 {
-	snprintf(comm, len, "%s-%s", d->name,
-		 strcmp(driver, "vivid") ? "engine" : "vid-cap");
+	if (strcmp(driver, "vivid"))
+		snprintf(comm, len, "vivpoll-%d-engine", d->inst);
+	else
+		snprintf(comm, len, "%s-vid-cap", d->name);
 	if (strlen(comm) > 15)
 		comm[15] = 0;
 	return bench_find_task(comm);

@@ -103,7 +103,7 @@ int vp_instance(int fd)
 	r = xioctl(fd, VIDIOC_QUERYCAP, &cap);
 	if (r < 0)
 		return r;
-	p = strrchr((const char *)cap.bus_info, '-');
+	p = strrchr((const char *)cap.bus_info, '.');
 	if (!p)
 		return -EINVAL;
 	n = strtol(p + 1, &end, 10);
@@ -315,21 +315,7 @@ void vp_event_describe(int fd, const struct v4l2_event *ev, char *buf,
 	}
 }
 
-/* ---- debugfs ------------------------------------------------------------ */
-
-void vp_debugfs_path(int inst, const char *name, char *buf, size_t len)
-{
-	snprintf(buf, len, VP_DEBUGFS_ROOT "/vivpoll-%d/%s", inst, name);
-}
-
-bool vp_debugfs_present(int inst)
-{
-	char path[128];
-	struct stat st;
-
-	vp_debugfs_path(inst, "", path, sizeof(path));
-	return inst >= 0 && !stat(path, &st) && S_ISDIR(st.st_mode);
-}
+/* ---- files ------------------------------------------------------------- */
 
 static int read_file(const char *path, char *buf, size_t len)
 {
@@ -387,24 +373,123 @@ static int parse_u64(const char *s, uint64_t *val)
 	return 0;
 }
 
-int vp_debugfs_read(int inst, const char *name, uint64_t *val)
-{
-	char path[128], buf[64];
-	int r;
+/* ---- the vivpoll_poll trace event ----------------------------------------- */
 
-	vp_debugfs_path(inst, name, path, sizeof(path));
-	r = read_file(path, buf, sizeof(buf));
-	if (r < 0)
-		return r;
-	return parse_u64(buf, val);
+static int polltrace_write(const struct vp_polltrace *t, const char *name,
+			   const char *s)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
+	return write_file(path, s);
 }
 
-int vp_debugfs_write(int inst, const char *name, const char *s)
+int vp_polltrace_open(struct vp_polltrace *t, int inst)
 {
-	char path[128];
+	static const char *const roots[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+	char filter[32];
+	struct stat st;
+	unsigned int i;
+	int r = -ENOENT;
 
-	vp_debugfs_path(inst, name, path, sizeof(path));
-	return write_file(path, s);
+	t->dir[0] = 0;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		char path[96];
+
+		snprintf(path, sizeof(path), "%s/events/vivpoll/vivpoll_poll",
+			 roots[i]);
+		if (stat(path, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(t->dir, sizeof(t->dir), "%s/instances/vivpoll-%d-%d",
+			 roots[i], (int)getpid(), inst);
+		r = mkdir(t->dir, 0700) && errno != EEXIST ? -errno : 0;
+		break;
+	}
+	if (r) {
+		t->dir[0] = 0;
+		return r;
+	}
+	/* reading "trace" must not pause the recording (5.12+) */
+	r = polltrace_write(t, "options/pause-on-trace", "0");
+	snprintf(filter, sizeof(filter), "inst == %d", inst);
+	if (!r)
+		r = polltrace_write(t, "events/vivpoll/vivpoll_poll/filter",
+				    filter);
+	if (!r)
+		r = polltrace_write(t, "events/vivpoll/vivpoll_poll/enable",
+				    "1");
+	if (!r)
+		r = vp_polltrace_reset(t);
+	if (r)
+		vp_polltrace_close(t);
+	return r;
+}
+
+int vp_polltrace_reset(struct vp_polltrace *t)
+{
+	char path[192];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/trace", t->dir);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * The calls come from the header's "entries-in-buffer/entries-written:
+ * N/M" (M counts events the ring buffer may have overwritten), the masks
+ * from the event lines.
+ */
+int vp_polltrace_read(struct vp_polltrace *t, uint64_t *calls,
+		      uint32_t *seen)
+{
+	unsigned long long in = 0, written = 0;
+	char path[192], line[512];
+	bool header = false;
+	uint32_t mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", t->dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "vivpoll_poll: ");
+		unsigned int inst, req;
+
+		if (line[0] == '#') {
+			p = strstr(line, "entries-in-buffer/entries-written:");
+			if (p && sscanf(p, "entries-in-buffer/entries-written: "
+					"%llu/%llu", &in, &written) == 2)
+				header = true;
+			continue;
+		}
+		if (p && sscanf(p, "vivpoll_poll: inst=%u req=%x", &inst,
+				&req) == 2)
+			mask |= req;
+	}
+	fclose(f);
+	if (!header)
+		return -EIO;
+	if (calls)
+		*calls = written;
+	if (seen)
+		*seen = mask;
+	return 0;
+}
+
+void vp_polltrace_close(struct vp_polltrace *t)
+{
+	if (!t->dir[0])
+		return;
+	polltrace_write(t, "events/vivpoll/vivpoll_poll/enable", "0");
+	rmdir(t->dir);
+	t->dir[0] = 0;
 }
 
 int vp_engine_starts(int fd, int inst, uint64_t *val)

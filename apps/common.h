@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Small helpers shared by the vivpoll userspace programs: find and open a
- * vivpoll capture device, set its format and frame rate, read the driver's
- * debugfs poll counters, subscribe to events, read/write the
+ * vivpoll capture device, set its format and frame rate, record what its
+ * .poll is asked (the vivpoll_poll trace event), subscribe to events, read/write the
  * fs.poll_legacy_null_table sysctl, and a few time/parse utilities.
  *
  * All functions return 0 (or a file descriptor) on success and a negative
@@ -20,7 +20,6 @@
 
 #define VP_DRIVER_NAME		"vivpoll"
 #define VP_SYSCTL_PATH		"/proc/sys/fs/poll_legacy_null_table"
-#define VP_DEBUGFS_ROOT		"/sys/kernel/debug/vivpoll"
 
 /* Exit status for bad command-line arguments, shared by all programs. */
 #define VP_EXIT_USAGE		2
@@ -40,7 +39,7 @@ int vp_find_device(char *buf, size_t len);
  */
 int vp_open(const char *dev, int flags);
 
-/* The instance number N of "platform:vivpoll-N" (bus_info), or -errno. */
+/* The instance number N of "platform:vivpoll.N" (bus_info, the platform device), or -errno. */
 int vp_instance(int fd);
 
 /*
@@ -77,19 +76,33 @@ void vp_event_describe(int fd, const struct v4l2_event *ev, char *buf,
 /* Name of an event type ("ctrl", "eos", ...), static storage. */
 const char *vp_event_type_name(uint32_t type);
 
-/* ---- debugfs ------------------------------------------------------------ */
+/* ---- the vivpoll_poll trace event ----------------------------------------- */
 
-/* Path of /sys/kernel/debug/vivpoll/vivpoll-<inst>/<name>. */
-void vp_debugfs_path(int inst, const char *name, char *buf, size_t len);
+/*
+ * What the driver's .poll is asked: the vivpoll:vivpoll_poll trace event
+ * (one per call, with poll_requested_events()) of one device, recorded in
+ * a tracefs instance of the caller's own, so that nobody else's tracing is
+ * disturbed. Needs root and tracefs (/sys/kernel/tracing, or debugfs).
+ */
+struct vp_polltrace {
+	char dir[128];		/* the tracefs instance */
+};
 
-/* Whether the debugfs directory of the instance exists. */
-bool vp_debugfs_present(int inst);
+/* Create the instance and record the .poll calls of device inst. */
+int vp_polltrace_open(struct vp_polltrace *t, int inst);
 
-/* Read a counter (decimal, or hex with 0x prefix) from debugfs. */
-int vp_debugfs_read(int inst, const char *name, uint64_t *val);
+/* Forget what was recorded so far. */
+int vp_polltrace_reset(struct vp_polltrace *t);
 
-/* Write a string to a debugfs file (e.g. "0" to reset poll_req_seen). */
-int vp_debugfs_write(int inst, const char *name, const char *s);
+/*
+ * Since the last reset: the .poll calls (calls) and the OR of the events
+ * they asked for (seen). Either may be NULL.
+ */
+int vp_polltrace_read(struct vp_polltrace *t, uint64_t *calls,
+		      uint32_t *seen);
+
+/* Stop recording and remove the instance. */
+void vp_polltrace_close(struct vp_polltrace *t);
 
 /*
  * The engine start counter of the device open as fd: the

@@ -8,7 +8,7 @@
  * that only waits for events must never start streaming.
  *
  * With --self-test it raises the events itself from a second fd (toggles
- * the HDMI signal, changes brightness, presses the EOS button) and checks
+ * the Camera 2 signal, changes brightness, presses the EOS button) and checks
  * that each one arrives.
  */
 #include <errno.h>
@@ -44,7 +44,7 @@ struct opts {
 struct seen {
 	bool src_change;	/* V4L2_EVENT_SOURCE_CHANGE, input 1 */
 	bool ctrl_bright;	/* V4L2_EVENT_CTRL, brightness */
-	bool ctrl_hdmi;		/* V4L2_EVENT_CTRL, HDMI signal */
+	bool ctrl_cam2;		/* V4L2_EVENT_CTRL, Camera 2 signal */
 	bool eos;		/* V4L2_EVENT_EOS */
 };
 
@@ -53,7 +53,7 @@ struct raiser {
 	int fd;
 	int rc;
 	char what[64];
-	int32_t hdmi_orig, bright_orig;
+	int32_t cam2_orig, bright_orig;
 	struct v4l2_query_ext_ctrl bright;
 };
 
@@ -76,7 +76,7 @@ static void usage(FILE *f)
 "      --shared        another program may stream from the device meanwhile:\n"
 "                      report engine starts (this watcher cannot tell who\n"
 "                      started it), do not fail on them\n"
-"      --self-test     raise the events from a second fd (HDMI signal toggle,\n"
+"      --self-test     raise the events from a second fd (Camera 2 signal toggle,\n"
 "                      brightness change, EOS button) and check they arrive\n"
 "                      (default timeout %d s)\n"
 "  -q, --quiet         do not print the events\n"
@@ -208,10 +208,10 @@ static void *raiser_main(void *arg)
 	int32_t v;
 
 	vp_sleep_ms(200);
-	snprintf(r->what, sizeof(r->what), "toggle HDMI signal");
-	r->rc = vp_ctrl_get(r->fd, VIVPOLL_CID_HDMI_SIGNAL, &v);
+	snprintf(r->what, sizeof(r->what), "toggle the Camera 2 signal");
+	r->rc = vp_ctrl_get(r->fd, VIVPOLL_CID_CAM2_SIGNAL, &v);
 	if (!r->rc)
-		r->rc = vp_ctrl_set(r->fd, VIVPOLL_CID_HDMI_SIGNAL, !v);
+		r->rc = vp_ctrl_set(r->fd, VIVPOLL_CID_CAM2_SIGNAL, !v);
 	if (r->rc)
 		return NULL;
 	vp_sleep_ms(100);
@@ -237,8 +237,8 @@ static void note(struct seen *s, const struct v4l2_event *ev)
 	case V4L2_EVENT_CTRL:
 		if (ev->id == V4L2_CID_BRIGHTNESS)
 			s->ctrl_bright = true;
-		if (ev->id == VIVPOLL_CID_HDMI_SIGNAL)
-			s->ctrl_hdmi = true;
+		if (ev->id == VIVPOLL_CID_CAM2_SIGNAL)
+			s->ctrl_cam2 = true;
 		break;
 	case V4L2_EVENT_EOS:
 		s->eos = true;
@@ -248,7 +248,7 @@ static void note(struct seen *s, const struct v4l2_event *ev)
 
 static bool all_seen(const struct seen *s)
 {
-	return s->src_change && s->ctrl_bright && s->ctrl_hdmi && s->eos;
+	return s->src_change && s->ctrl_bright && s->ctrl_cam2 && s->eos;
 }
 
 int main(int argc, char **argv)
@@ -274,8 +274,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	inst = vp_instance(fd);
-	if (!vp_debugfs_present(inst))
-		inst = -1;	/* fall back to the control */
 	r = vp_engine_starts(fd, inst, &before);
 	if (r) {
 		fprintf(stderr, "vivpoll-events: cannot read the engine start "
@@ -293,8 +291,8 @@ int main(int argc, char **argv)
 		if (rz.fd < 0 ||
 		    vp_ctrl_query(rz.fd, V4L2_CID_BRIGHTNESS, &rz.bright) ||
 		    vp_ctrl_get(rz.fd, V4L2_CID_BRIGHTNESS, &rz.bright_orig) ||
-		    vp_ctrl_get(rz.fd, VIVPOLL_CID_HDMI_SIGNAL,
-				&rz.hdmi_orig)) {
+		    vp_ctrl_get(rz.fd, VIVPOLL_CID_CAM2_SIGNAL,
+				&rz.cam2_orig)) {
 			fprintf(stderr, "vivpoll-events: self-test: cannot "
 				"open a second fd or read its controls\n");
 			return 1;
@@ -378,7 +376,7 @@ int main(int argc, char **argv)
 	close(fd);
 	if (raiser_started) {
 		/* restore, with nobody subscribed any more */
-		vp_ctrl_set(rz.fd, VIVPOLL_CID_HDMI_SIGNAL, rz.hdmi_orig);
+		vp_ctrl_set(rz.fd, VIVPOLL_CID_CAM2_SIGNAL, rz.cam2_orig);
 		vp_ctrl_set(rz.fd, V4L2_CID_BRIGHTNESS, rz.bright_orig);
 		close(rz.fd);
 	}
@@ -391,10 +389,10 @@ int main(int argc, char **argv)
 	}
 	if (o.self_test) {
 		printf("self-test: source_change(input 1)=%s "
-		       "ctrl(brightness)=%s ctrl(hdmi_signal)=%s eos=%s\n",
+		       "ctrl(brightness)=%s ctrl(cam2_signal)=%s eos=%s\n",
 		       seen.src_change ? "yes" : "NO",
 		       seen.ctrl_bright ? "yes" : "NO",
-		       seen.ctrl_hdmi ? "yes" : "NO", seen.eos ? "yes" : "NO");
+		       seen.ctrl_cam2 ? "yes" : "NO", seen.eos ? "yes" : "NO");
 		if (!all_seen(&seen)) {
 			printf("FAIL: self-test events missing\n");
 			failed = true;

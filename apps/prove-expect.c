@@ -18,8 +18,8 @@
  *
  * so the engine starts exactly when some ->poll() of the video fd sees a
  * requested mask containing POLLIN/POLLRDNORM. A NULL table reads as ~0.
- * vivpoll records poll_requested_events(wait) of every ->poll() call, ORed,
- * in debugfs poll_req_seen (reset before each cell): a NULL table shows up
+ * vivpoll traces poll_requested_events(wait) of every ->poll() call (the
+ * vivpoll_poll event); the prover ORs them per cell: a NULL table shows up
  * as 0xffffffff.
  *
  * Hence, per cell:
@@ -122,7 +122,7 @@ struct api_row {
 	uint32_t wake_extra;	/* bits added by re-polls after a wake-up */
 	bool repolls;		/* one wait call polls the fd on entry (or
 				 * when arming) and again after each wake-up:
-				 * poll_calls rises by 2+ iff it slept */
+				 * .poll calls rise by 2+ iff it slept */
 	bool refuses;		/* cannot wait on a vb2 fd: EINVAL */
 	struct legacy_sit legacy[SIT_COUNT];
 };

@@ -6,7 +6,8 @@
  * fs.poll_legacy_null_table off (today) and on (pre-v3.4 semantics).
  *
  * A cell: open the video fd, subscribe it to V4L2_EVENT_CTRL for
- * V4L2_CID_BRIGHTNESS, reset debugfs poll_req_seen, wait with the row's API
+ * V4L2_CID_BRIGHTNESS, reset the record of the driver's .poll calls (the
+ * vivpoll_poll trace event, in a tracefs instance), wait with the row's API
  * (in situation (a) a thread changes brightness from a second fd once the
  * waiter is blocked), then record whether the engine started (the Engine
  * Starts control delta), whether the event was delivered (POLLPRI reported
@@ -69,10 +70,14 @@ static struct prove {
 
 /* ---- switch handling / cleanup ---------------------------------------- */
 
+/* What the driver's .poll was asked, from the vivpoll_poll trace event */
+static struct vp_polltrace PT;
+
 static void restore_switch(void)
 {
 	if (P.sysctl_touched)
 		vp_sysctl_write(0);
+	vp_polltrace_close(&PT);
 }
 
 static void on_signal(int sig)
@@ -88,6 +93,7 @@ static void on_signal(int sig)
 			close(fd);
 		}
 	}
+	/* the tracefs instance is removed by hand: rmdir <instance> */
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -119,7 +125,7 @@ static int set_switch(bool on, char *err, size_t len)
 struct raiser {
 	pthread_t th;
 	int fd;
-	uint64_t baseline;	/* poll_calls before the wait */
+	uint64_t baseline;	/* .poll calls before the wait */
 	unsigned int wait_ms;	/* how long to wait for its ->poll() */
 	int32_t value;
 	int rc;
@@ -138,7 +144,7 @@ static void *raiser_main(void *arg)
 	 * ->poll() and its sleep would still be seen by a second pass.
 	 */
 	while (vp_now_ns() < end) {
-		if (!vp_debugfs_read(P.inst, "poll_calls", &calls) &&
+		if (!vp_polltrace_read(&PT, &calls, NULL) &&
 		    calls > r->baseline)
 			break;
 		vp_sleep_ms(2);
@@ -232,7 +238,8 @@ static void run_cell(enum prove_api api, enum prove_sit sit, unsigned int req,
 	struct wait_ctx w;
 	struct raiser rz = { .fd = -1 };
 	bool raiser_started = false, set_up = false;
-	uint64_t before, after, seen, t0, calls0, calls1;
+	uint64_t before, after, t0, calls0, calls1;
+	uint32_t seen;
 	uint32_t rev;
 	bool done;
 	int vfd = -1, efd = -1, r;
@@ -281,9 +288,9 @@ static void run_cell(enum prove_api api, enum prove_sit sit, unsigned int req,
 
 	if (vp_engine_starts(vfd, P.inst, &before))
 		CELL_FAIL("cannot read engine_starts");
-	r = vp_debugfs_write(P.inst, "poll_req_seen", "0");
+	r = vp_polltrace_reset(&PT);
 	if (r)
-		CELL_FAIL("reset poll_req_seen: %s", strerror(-r));
+		CELL_FAIL("reset the poll trace: %s", strerror(-r));
 
 	w.api = api;
 	w.sit = sit;
@@ -305,8 +312,8 @@ static void run_cell(enum prove_api api, enum prove_sit sit, unsigned int req,
 		set_up = true;
 	}
 	if (sit == SIT_WAKE) {
-		if (vp_debugfs_read(P.inst, "poll_calls", &rz.baseline))
-			CELL_FAIL("cannot read poll_calls");
+		if (vp_polltrace_read(&PT, &rz.baseline, NULL))
+			CELL_FAIL("cannot read the poll trace");
 		rz.wait_ms = api == API_EPOLL_ADD || api == API_EPOLL_MOD ?
 			     RAISE_BLIND_MS : RAISE_WAIT_MS;
 		if (pthread_create(&rz.th, NULL, raiser_main, &rz))
@@ -328,9 +335,8 @@ static void run_cell(enum prove_api api, enum prove_sit sit, unsigned int req,
 		if (sit != SIT_ZERO && !left)
 			break;
 		rev = 0;
-		if (e->needs_repoll &&
-		    vp_debugfs_read(P.inst, "poll_calls", &calls0))
-			CELL_FAIL("cannot read poll_calls");
+		if (e->needs_repoll && vp_polltrace_read(&PT, &calls0, NULL))
+			CELL_FAIL("cannot read the poll trace");
 		r = ops->wait_once(&w, sit == SIT_ZERO ? 0 : left, &rev);
 		res->calls++;
 		if (w.refused) {
@@ -341,8 +347,8 @@ static void run_cell(enum prove_api api, enum prove_sit sit, unsigned int req,
 			CELL_FAIL("wait call %u: %s", res->calls,
 				  w.err[0] ? w.err : strerror(-r));
 		if (e->needs_repoll) {
-			if (vp_debugfs_read(P.inst, "poll_calls", &calls1))
-				CELL_FAIL("cannot read poll_calls");
+			if (vp_polltrace_read(&PT, &calls1, NULL))
+				CELL_FAIL("cannot read the poll trace");
 			if (calls1 - calls0 >= 2)
 				res->repolled = true;
 		}
@@ -401,13 +407,13 @@ out:
 		else if (sit == SIT_WAKE && (req & REQ_PRI))
 			res->ev = (res->pri && dq_brightness_event(vfd)) ?
 				  EV_YES : EV_NO;
-		if (vp_debugfs_read(P.inst, "poll_req_seen", &seen) ||
+		if (vp_polltrace_read(&PT, NULL, &seen) ||
 		    vp_engine_starts(vfd, P.inst, &after)) {
 			res->error = true;
 			snprintf(res->err, sizeof(res->err),
 				 "cannot read the counters after the cell");
 		} else {
-			res->mask = (uint32_t)seen;
+			res->mask = seen;
 			res->starts_delta = after - before;
 			res->started = after > before;
 		}
@@ -770,11 +776,13 @@ static int setup_device(void)
 		return P.ctl_fd;
 	}
 	P.inst = vp_instance(P.ctl_fd);
-	if (P.inst < 0 || !vp_debugfs_present(P.inst)) {
-		fprintf(stderr, "vivpoll-prove: debugfs directory of %s "
-			"missing (%s/vivpoll-%d): mount debugfs and run as "
-			"root\n", P.dev, VP_DEBUGFS_ROOT, P.inst);
-		return -ENOENT;
+	r = P.inst < 0 ? P.inst : vp_polltrace_open(&PT, P.inst);
+	if (r) {
+		fprintf(stderr, "vivpoll-prove: cannot record the vivpoll_poll "
+			"trace event of %s (vivpoll-%d): %s; run as root with "
+			"tracefs (/sys/kernel/tracing)\n", P.dev, P.inst,
+			strerror(-r));
+		return r;
 	}
 	r = vp_ctrl_query(P.ctl_fd, V4L2_CID_BRIGHTNESS, &P.bright);
 	if (!r)
@@ -783,6 +791,7 @@ static int setup_device(void)
 	if (r || P.bright.minimum == P.bright.maximum) {
 		fprintf(stderr, "vivpoll-prove: %s: no usable brightness "
 			"control\n", P.dev);
+		vp_polltrace_close(&PT);
 		return -EINVAL;
 	}
 	return 0;
@@ -812,11 +821,11 @@ int main(int argc, char **argv)
 		printf("# vivpoll-prove on %s (vivpoll-%d)\n", P.dev, P.inst);
 	} else {
 		printf("vivpoll-prove on %s (vivpoll-%d); engine started = "
-		       "debugfs engine_starts delta > 0; EV = control event "
+		       "Engine Starts control delta > 0; EV = control event "
 		       "reported as POLLPRI and dequeued (- = none raised or "
 		       "not requested, EINVAL = the API refused the fd); "
-		       "MASK = poll_req_seen, the OR of the requested events "
-		       "the driver saw\n\n", P.dev, P.inst);
+		       "MASK = the OR of the requested events the driver saw "
+		       "(vivpoll_poll trace event)\n\n", P.dev, P.inst);
 		table_header("");
 	}
 	if (P.tap_only)

@@ -47,7 +47,7 @@ enum prove_sit {
 struct prove_expect {
 	bool started;		/* engine_starts delta > 0 */
 	int ev;			/* EV_* */
-	uint32_t mask_must;	/* bits poll_req_seen must contain */
+	uint32_t mask_must;	/* bits the requested masks must contain */
 	uint32_t mask_may;	/* further bits it may contain */
 	bool ready_may_pass;	/* EV_REFUSED or EV_NA (accepted: ready at once) */
 	bool needs_repoll;	/* (a): some wait call must poll the video fd
@@ -64,7 +64,7 @@ struct prove_result {
 	bool taken;		/* the queue was taken by file-io: REQBUFS from
 				 * another file failed with EBUSY */
 	int ev;
-	uint32_t mask;		/* poll_req_seen after the cell */
+	uint32_t mask;		/* OR of the requested masks of the cell */
 	bool refused;		/* the API refused the video fd */
 	bool pri;		/* POLLPRI was reported for the video fd */
 	bool in;		/* POLLIN was reported for the video fd */

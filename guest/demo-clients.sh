@@ -74,7 +74,7 @@ grep -E 'vivpoll_(poll|engine_start|engine_stop):' "$dir/trace-clients.txt" | aw
 	/vivpoll_poll:/ { for (i = 1; i <= NF; i++) if ($i ~ /^req=/) m = substr($i, 5)
 		n[task]++; if (!((task, m) in seen)) { seen[task, m] = 1; masks[task] = masks[task] " " m } }
 	/vivpoll_engine_start:/ { print "  engine_start by " task }
-	/vivpoll_engine_stop:/ { print "  engine_stop  by " task ": " $NF " " $(NF - 1) }
+	/vivpoll_engine_stop:/ { print "  engine_stop  by " task ": " $NF }
 	END { for (k in n) printf "  %-16s %4d poll calls, requested masks:%s\n", k, n[k], masks[k] }' | tee /tmp/trace.sum
 echo "  (0x01 POLLIN, 0x02 POLLPRI, 0x04 POLLOUT, 0x08 POLLERR, 0x10 POLLHUP, 0x20 POLLNVAL)"
 echo "ffmpeg: -f v4l2 -input_format yuyv422 -video_size 640x480 -i $dev -frames:v 30 $out/ffmpeg-%02d.png"

@@ -23,16 +23,16 @@ done)
 [ -n "$dev" ] || { not_ok "a vivpoll device exists"; echo "1..$n"; exit 1; }
 [ -e "$sysctl" ] && echo 0 > "$sysctl"
 
-# 1. self-test: raises HDMI signal toggle, brightness change, EOS itself
+# 1. self-test: raises Camera 2 signal toggle, brightness change, EOS itself
 timeout $((60 * scale)) vivpoll-events --device "$dev" --self-test > "$out" 2>&1
 rc=$?
 diag < "$out"
 expect "vivpoll-events --self-test exits 0" [ "$rc" = 0 ]
-expect "source change event on input 1 (HDMI) received" \
+expect "source change event on input 1 (Camera 2) received" \
 	grep -q 'source_change(input 1)=yes' "$out"
 expect "control event for brightness received" grep -q 'ctrl(brightness)=yes' "$out"
-expect "control event for the HDMI signal control received" \
-	grep -q 'ctrl(hdmi_signal)=yes' "$out"
+expect "control event for the Camera 2 signal control received" \
+	grep -q 'ctrl(cam2_signal)=yes' "$out"
 expect "EOS event received" grep -q 'eos=yes' "$out"
 expect "the events are printed with type, id and sequence" \
 	grep -q '^\[.*\] event [0-9]*: source_change input=1 seq=[0-9]* changes=0x1' "$out"

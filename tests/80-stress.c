@@ -228,7 +228,7 @@ static void op_subscribe(struct fdst *f)
 {
 	static const uint32_t ctrl_ids[] = {
 		V4L2_CID_BRIGHTNESS, V4L2_CID_CONTRAST, V4L2_CID_SATURATION,
-		V4L2_CID_HUE, V4L2_CID_TEST_PATTERN, VIVPOLL_CID_HDMI_SIGNAL,
+		V4L2_CID_HUE, V4L2_CID_TEST_PATTERN, VIVPOLL_CID_CAM2_SIGNAL,
 		VIVPOLL_CID_ENGINE_RUNNING, VIVPOLL_CID_FRAMES,
 	};
 	struct v4l2_event_subscription sub;
@@ -860,7 +860,7 @@ static void op_ctrl(struct fdst *f)
 		/* TPG_PAT_NOISE is the last of the 22 patterns */
 		{ .id = V4L2_CID_TEST_PATTERN, .min = 0, .max = 21,
 		  .menu = true },
-		{ .id = VIVPOLL_CID_HDMI_SIGNAL, .min = 0, .max = 1 },
+		{ .id = VIVPOLL_CID_CAM2_SIGNAL, .min = 0, .max = 1 },
 		{ .id = VIVPOLL_CID_RAISE_EOS, .wo = true },
 		{ .id = VIVPOLL_CID_ENGINE_RUNNING, .min = 0, .max = 1,
 		  .ro = true },

@@ -20,17 +20,22 @@
  * woken by the unbind (v4l2_event_dequeue() only waits for an event); the
  * test reports that as a diagnostic and wakes it with a signal.
  *
+ * Race cycles: processes that open, start the engine by read() or
+ * poll(POLLIN) and close, over and over, while the device is unbound: no
+ * engine thread may run after the unbind (see race_cycle()).
+ *
  * The health checks at the end include the counter controls: a snapshot
  * after the last cycle, then a capture of 5 frames by mmap, which the
  * Frames Produced control must account for.
  *
- *   82-unbind-loop [--cycles N] [--rmmod-cycles N] [--secs S]
+ *   82-unbind-loop [--cycles N] [--rmmod-cycles N] [--race-cycles N] [--secs S]
  *
- * Defaults: 6*scale unbind cycles and 4*scale rmmod cycles (3 and 2 with
- * VIVPOLL_TIER=quick), and no new cycle after 15+15*scale seconds. A run
- * that stops on that time budget must have done at least MIN_CYCLES unbind
- * and MIN_RMMOD_CYCLES rmmod cycles (or all it was asked for, if fewer):
- * the quick tier's count, which it does in about 4 s under TCG on 2 vCPUs.
+ * Defaults: 6*scale unbind cycles, 4*scale rmmod cycles and 6*scale race
+ * cycles (3, 2 and 3 with VIVPOLL_TIER=quick), and no new cycle after
+ * 15+15*scale seconds. A run that stops on that time budget must have done
+ * at least MIN_CYCLES unbind and MIN_RMMOD_CYCLES rmmod cycles (or all it
+ * was asked for, if fewer): the quick tier's count, which it does in about
+ * 4 s under TCG on 2 vCPUs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,6 +75,8 @@ enum kind {
 	K_EPOLL_IN,		/* epoll_wait(EPOLLIN), not the owner */
 	K_DQEVENT,		/* blocked in VIDIOC_DQEVENT, subscribed */
 	K_RACER,		/* ioctls and opens in a loop */
+	K_READ_LOOP,		/* open, blocking read() of a frame, close */
+	K_POLLIN_LOOP,		/* open, poll(POLLIN), close */
 };
 
 static const char *const kind_names[] = {
@@ -84,6 +91,8 @@ static const char *const kind_names[] = {
 	[K_EPOLL_IN] = "epoll(EPOLLIN) of a non-owner",
 	[K_DQEVENT] = "blocked VIDIOC_DQEVENT",
 	[K_RACER] = "racer",
+	[K_READ_LOOP] = "read() loop",
+	[K_POLLIN_LOOP] = "poll(POLLIN) loop",
 };
 
 struct role {
@@ -102,6 +111,7 @@ struct role {
 
 struct shared {
 	volatile int stop;	/* children: finish up and exit */
+	volatile int unbound;	/* the unbind returned */
 	struct role r[MAX_ROLES];
 };
 
@@ -260,6 +270,54 @@ static void racer(struct role *r, struct vt_rng *rng)
 	close(fd);
 }
 
+/*
+ * Each pass a new file starts the engine by read() or poll(POLLIN) on an
+ * idle queue (or finds it busy: EBUSY, POLLERR) and closes it again. It
+ * stops at the unbind (ENODEV, POLLHUP, no node to open) and keeps its
+ * last file open: an engine started through it would run until the close.
+ */
+static void looper(struct role *r)
+{
+	bool rd = r->kind == K_READ_LOOP;
+	char *buf = rd ? malloc(1920 * 1080 * 4) : NULL;
+	int fd = -1;
+
+	r->ready = 1;
+	while (!sh->stop) {
+		struct pollfd p = { .events = POLLIN };
+		int ret, e;
+
+		fd = open(devpath, O_RDWR | O_CLOEXEC | (rd ? 0 : O_NONBLOCK));
+		if (fd < 0) {
+			mark_done(r, -1, errno, 0);
+			break;
+		}
+		r->calls++;
+		if (rd) {
+			ret = read(fd, buf, 1920 * 1080 * 4) < 0 ? -1 : 0;
+		} else {
+			p.fd = fd;
+			ret = poll(&p, 1, 100);
+		}
+		e = errno;
+		if ((ret < 0 && e == ENODEV) || (p.revents & POLLHUP) ||
+		    sh->unbound) {
+			mark_done(r, ret, ret < 0 ? e : 0, p.revents);
+			break;
+		}
+		if (rd && !ret)
+			r->frames++;
+		close(fd);
+		fd = -1;
+		if (ret < 0)	/* EBUSY: another file owns the queue */
+			vp_sleep_ms(1);
+	}
+	wait_stop();
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+}
+
 static void child(struct role *r, uint64_t seed)
 {
 	struct vt_rng rng = { seed };
@@ -280,6 +338,10 @@ static void child(struct role *r, uint64_t seed)
 
 	if (r->kind == K_RACER) {
 		racer(r, &rng);
+		_exit(0);
+	}
+	if (r->kind == K_READ_LOOP || r->kind == K_POLLIN_LOOP) {
+		looper(r);
 		_exit(0);
 	}
 	fd = open(devpath, O_RDWR | O_CLOEXEC | (nb ? O_NONBLOCK : 0));
@@ -409,6 +471,8 @@ static void child(struct role *r, uint64_t seed)
 		break;
 	}
 	case K_RACER:
+	case K_READ_LOOP:
+	case K_POLLIN_LOOP:
 		break;
 	}
 	memset(&cap, 0, sizeof(cap));
@@ -436,6 +500,7 @@ static void spawn(uint64_t seed)
 	int i;
 
 	sh->stop = 0;
+	sh->unbound = 0;
 	fflush(stdout);
 	for (i = 0; i < nroles; i++) {
 		pid_t pid = fork();
@@ -698,13 +763,107 @@ static void unbind_cycle(unsigned int cycle, uint64_t seed)
 		WHY("bind: %s; ", r == -ETIMEDOUT ? "hangs" : vt_errname(-r));
 	else if (vt_find_pdev_node(0, devpath, sizeof(devpath), 3000 * scale))
 		WHY("no video node after bind; ");
-	else if (!vp_debugfs_present(0))
-		WHY("no debugfs directory after bind; ");
 	else if (vt_capture(devpath, 3, 10000 * scale, why + used,
 			    sizeof(why) - used))
 		used = strlen(why);
 	snprintf(desc, sizeof(desc), "unbind cycle %u: after bind, %s "
 		 "captures again", cycle + 1, devpath);
+	vt_ok(!*why, desc, "%s", why);
+#undef WHY
+}
+
+/*
+ * read() and poll(POLLIN) start the engine through vb2's read() emulator.
+ * Started while the node is still registered, or by a call that was
+ * blocked on the queue lock as the unbind began, it must not outlive the
+ * unbind: judged as an admin would, by the kernel threads in /proc, while
+ * every file is still open, and after bind by the new device's Engine
+ * Running control. At 5 fps a blocking read() waits 200 ms for its first
+ * frame, the queue lock released, before it becomes the queue's owner.
+ */
+static void race_cycle(unsigned int cycle, uint64_t seed)
+{
+	struct vt_rng rng = { seed };
+	struct v4l2_streamparm parm = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.parm.capture.timeperframe = { 1, 5 },
+	};
+	char why[1024] = "", desc[192], threads[256];
+	size_t used = 0;
+	uint64_t end, calls = 0;
+	int32_t running = -1;
+	int i, r, n, fd;
+
+#define WHY(...) (used += snprintf(why + used, used < sizeof(why) ? \
+				   sizeof(why) - used : 0, __VA_ARGS__))
+	fd = open(devpath, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, VIDIOC_S_PARM, &parm) < 0)
+		WHY("S_PARM 1/5 s: %s; ", vt_errname(errno));
+	if (fd >= 0)
+		close(fd);
+	nroles = 0;
+	add_role(K_READ_LOOP);
+	add_role(K_POLLIN_LOOP);
+	add_role(K_READ_LOOP);
+	add_role(K_POLLIN_LOOP);
+	add_role(K_RACER);
+	spawn(seed);
+	snprintf(desc, sizeof(desc), "race cycle %u (%d processes): the "
+		 "readers and pollers are set up", cycle + 1, nroles);
+	if (!vt_ok(!*why && wait_ready(why, sizeof(why)), desc, "%s", why)) {
+		finish(why, sizeof(why), &used);
+		return;
+	}
+	vp_sleep_ms(200 + vt_below(&rng, 400));
+
+	r = sysfs_write_bounded("unbind", 10000 * scale);
+	sh->unbound = 1;
+	if (r)
+		WHY("unbind: %s; ", r == -ETIMEDOUT ? "hangs" : vt_errname(-r));
+	end = vp_now_ns() + wake_ms * 1000000ull;
+	for (i = 0; i < nroles; i++) {
+		while (sh->r[i].kind != K_RACER && !sh->r[i].done &&
+		       vp_now_ns() < end)
+			vp_sleep_ms(5);
+		if (sh->r[i].kind != K_RACER && !sh->r[i].done)
+			WHY("%s still running %u ms after the unbind; ",
+			    kind_names[sh->r[i].kind], wake_ms);
+		calls += sh->r[i].kind != K_RACER ? sh->r[i].calls : 0;
+	}
+	/* the files of the readers and pollers are all still open */
+	n = vt_engine_threads(threads, sizeof(threads));
+	if (n)
+		WHY("%d engine thread(s) run after the unbind: %s; ", n,
+		    threads);
+	vt_diag("race cycle %u: %" PRIu64 " reads and polls before the "
+		"unbind", cycle + 1, calls);
+	snprintf(desc, sizeof(desc), "race cycle %u: after an unbind among "
+		 "read() and poll(POLLIN) loops, no engine thread runs",
+		 cycle + 1);
+	vt_ok(!*why, desc, "%s", why);
+
+	used = 0;
+	why[0] = 0;
+	finish(why, sizeof(why), &used);
+	r = sysfs_write_bounded("bind", 10000 * scale);
+	if (r)
+		WHY("bind: %s; ", r == -ETIMEDOUT ? "hangs" : vt_errname(-r));
+	else if (vt_find_pdev_node(0, devpath, sizeof(devpath), 3000 * scale))
+		WHY("no video node after bind; ");
+	fd = r ? -1 : open(devpath, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (!r && (fd < 0 ||
+		   vp_ctrl_get(fd, VIVPOLL_CID_ENGINE_RUNNING, &running)))
+		WHY("cannot read Engine Running: %s; ", vt_errname(errno));
+	else if (running)
+		WHY("Engine Running is %d on the re-bound device; ", running);
+	if (fd >= 0)
+		close(fd);
+	n = vt_engine_threads(threads, sizeof(threads));
+	if (n)
+		WHY("%d engine thread(s) with nobody streaming: %s; ", n,
+		    threads);
+	snprintf(desc, sizeof(desc), "race cycle %u: the re-bound device "
+		 "says Engine Running 0, and no engine thread runs", cycle + 1);
 	vt_ok(!*why, desc, "%s", why);
 #undef WHY
 }
@@ -810,12 +969,13 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "cycles", required_argument, NULL, 'c' },
 		{ "rmmod-cycles", required_argument, NULL, 'r' },
+		{ "race-cycles", required_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "secs", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long cycles, rcycles, done = 0, rdone = 0, i, secs;
-	unsigned long min_cycles, min_rcycles;
+	unsigned long cycles, rcycles, xcycles, done = 0, rdone = 0, xdone = 0;
+	unsigned long i, secs, min_cycles, min_rcycles;
 	uint64_t seed = vt_default_seed(), t0, stop_at;
 	uint64_t min_frames[VT_MAX_DEVS] = { 0 };
 	struct sigaction sa;
@@ -828,6 +988,7 @@ int main(int argc, char **argv)
 	scale = vt_scale();
 	cycles = vt_quick() ? MIN_CYCLES : 6 * scale;
 	rcycles = vt_quick() ? MIN_RMMOD_CYCLES : 4 * scale;
+	xcycles = vt_quick() ? 3 : 6 * scale;
 	secs = 15 + 15 * scale;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -837,6 +998,10 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			if (vp_parse_uint(optarg, 0, 1000, &rcycles))
+				goto usage;
+			break;
+		case 'R':
+			if (vp_parse_uint(optarg, 0, 1000, &xcycles))
 				goto usage;
 			break;
 		case 's':
@@ -871,10 +1036,10 @@ int main(int argc, char **argv)
 
 	t0 = vp_now_ns();
 	stop_at = t0 + secs * 1000000000ull;
-	for (i = 0; i < cycles || i < rcycles; i++) {
+	for (i = 0; i < cycles || i < rcycles || i < xcycles; i++) {
 		if (vp_now_ns() > stop_at) {
-			vt_diag("time is up after %lu unbind and %lu rmmod "
-				"cycles", done, rdone);
+			vt_diag("time is up after %lu unbind, %lu rmmod and "
+				"%lu race cycles", done, rdone, xdone);
 			timed_out = true;
 			break;
 		}
@@ -886,6 +1051,14 @@ int main(int argc, char **argv)
 			rmmod_cycle(i, seed + i * 1000 + 500);
 			rdone++;
 		}
+		if (i < xcycles) {
+			if (!vt_pdev_bound())
+				sysfs_write_bounded("bind", 10000 * scale);
+			vt_find_pdev_node(0, devpath, sizeof(devpath),
+					  3000 * scale);
+			race_cycle(i, seed + i * 1000 + 700);
+			xdone++;
+		}
 		/* whatever happened, go on with a bound device */
 		if (!vt_pdev_bound())
 			sysfs_write_bounded("bind", 10000 * scale);
@@ -893,9 +1066,9 @@ int main(int argc, char **argv)
 			vt_reload(NULL, 1000, &why);
 		vt_find_pdev_node(0, devpath, sizeof(devpath), 3000 * scale);
 	}
-	vt_diag("%lu unbind cycles and %lu rmmod cycles in %.1f s: %u "
+	vt_diag("%lu unbind, %lu rmmod and %lu race cycles in %.1f s: %u "
 		"processes, %u wake-ups after an unbind, the slowest %.1f ms "
-		"after the unbind began", done, rdone,
+		"after the unbind began", done, rdone, xdone,
 		(vp_now_ns() - t0) / 1e9, nprocs_total, nwaits_total,
 		max_wake_ns / 1e6);
 
@@ -924,6 +1097,6 @@ int main(int argc, char **argv)
 
 usage:
 	fprintf(stderr, "usage: %s [--cycles N] [--rmmod-cycles N] "
-		"[--seed N] [--secs S]\n", argv[0]);
+		"[--race-cycles N] [--seed N] [--secs S]\n", argv[0]);
 	return VP_EXIT_USAGE;
 }

@@ -161,10 +161,10 @@ static void raiser_main(void)
 					r->eos++;
 			}
 			if (n % 11 == 0) {
-				e = vp_ctrl_set(fd[d], VIVPOLL_CID_HDMI_SIGNAL,
+				e = vp_ctrl_set(fd[d], VIVPOLL_CID_CAM2_SIGNAL,
 						(int)(n / 11 % 2));
 				if (e < 0)
-					MSG(r, "raiser: HDMI signal: %s",
+					MSG(r, "raiser: Camera 2 signal: %s",
 					    vt_errname(-e));
 				else
 					r->src++;
@@ -174,7 +174,7 @@ static void raiser_main(void)
 	}
 	/* leave the signal on */
 	for (d = 0; d < ndevs; d++) {
-		vp_ctrl_set(fd[d], VIVPOLL_CID_HDMI_SIGNAL, 1);
+		vp_ctrl_set(fd[d], VIVPOLL_CID_CAM2_SIGNAL, 1);
 		close(fd[d]);
 	}
 	_exit(0);
@@ -208,7 +208,7 @@ static void w_open(struct waiter *w, struct wfd *f, int *ep)
 				 V4L2_CID_BRIGHTNESS, 0) < 0 ||
 		    vp_subscribe(f[i].fd, V4L2_EVENT_EOS, 0, 0) < 0 ||
 		    vp_subscribe(f[i].fd, V4L2_EVENT_SOURCE_CHANGE,
-				 VIVPOLL_INPUT_HDMI, 0) < 0)
+				 VIVPOLL_INPUT_CAM2, 0) < 0)
 			MSG(w, "SUBSCRIBE_EVENT: %s", vt_errname(errno));
 		if (epoll_ctl(*ep, EPOLL_CTL_ADD, f[i].fd, &e) < 0)
 			MSG(w, "EPOLL_CTL_ADD: %s", vt_errname(errno));
@@ -425,7 +425,9 @@ static uint64_t dev_starts(int d)
 static void check_pri_only(int d, unsigned int *nwaits, char *why,
 			   size_t len)
 {
-	uint64_t starts0, starts1, running, seen;
+	struct vp_polltrace pt = { "" };
+	uint64_t starts0, starts1, running;
+	uint32_t seen;
 	int64_t run;
 	int fd, fd2, ep, k, r;
 
@@ -443,7 +445,12 @@ static void check_pri_only(int d, unsigned int *nwaits, char *why,
 
 		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e);
 	}
-	vp_debugfs_write(devs[d].inst, "poll_req_seen", "0");
+	r = vp_polltrace_open(&pt, devs[d].inst);
+	if (r) {
+		snprintf(why, len, "cannot trace the poll calls: %s",
+			 vt_errname(-r));
+		goto out_ep;
+	}
 	if (vp_engine_starts(fd, devs[d].inst, &starts0)) {
 		snprintf(why, len, "no Engine Starts control");
 		goto out_ep;
@@ -484,18 +491,20 @@ static void check_pri_only(int d, unsigned int *nwaits, char *why,
 	}
 	vp_engine_starts(fd, devs[d].inst, &starts1);
 	running = vp_ctrl_get64(fd, VIVPOLL_CID_ENGINE_RUNNING, &run) ? 0 : (uint64_t)run;
-	vp_debugfs_read(devs[d].inst, "poll_req_seen", &seen);
-	if (starts1 != starts0 || running)
+	if (vp_polltrace_read(&pt, NULL, &seen))
+		snprintf(why, len, "cannot read the poll trace");
+	else if (starts1 != starts0 || running)
 		snprintf(why, len, "the engine started (%" PRIu64 " -> %" PRIu64
 			 " starts, running %" PRIu64 ")", starts0, starts1,
 			 running);
 	else if (seen & (POLLIN | POLLRDNORM))
 		snprintf(why, len, "the driver saw POLLIN requested "
-			 "(poll_req_seen 0x%08" PRIx64 ")", seen);
+			 "(requested masks 0x%08" PRIx32 ")", seen);
 	else if (!(seen & POLLPRI))
 		snprintf(why, len, "the driver never saw POLLPRI requested "
-			 "(poll_req_seen 0x%08" PRIx64 ")", seen);
+			 "(requested masks 0x%08" PRIx32 ")", seen);
 out_ep:
+	vp_polltrace_close(&pt);
 	close(ep);
 out:
 	if (fd >= 0)

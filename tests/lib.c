@@ -311,6 +311,39 @@ void vt_snapshot(struct vt_snap *s)
 		vt_read_counts(i, &s->c[i]);
 }
 
+int vt_engine_threads(char *buf, size_t len)
+{
+	struct dirent *e;
+	size_t used = 0;
+	int n = 0;
+	DIR *d = opendir("/proc");
+
+	if (len)
+		buf[0] = 0;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char path[300], comm[32];
+		ssize_t r;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		r = vt_read_file(path, comm, sizeof(comm));
+		if (r <= 0)
+			continue;
+		comm[strcspn(comm, "\n")] = 0;
+		if (strncmp(comm, "vivpoll-", 8) || !strstr(comm, "-engin"))
+			continue;
+		n++;
+		if (used < len)
+			used += snprintf(buf + used, len - used, "%s%s (pid %s)",
+					 n > 1 ? ", " : "", comm, e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
 bool vt_wait_engines_stopped(unsigned int ms, char *buf, size_t len)
 {
 	uint64_t end = vp_now_ns() + ms * 1000000ull;

@@ -117,6 +117,13 @@ void vt_snapshot(struct vt_snap *s);
  */
 bool vt_wait_engines_stopped(unsigned int ms, char *buf, size_t len);
 
+/*
+ * The frame engine threads that run, as an admin sees them: kernel threads
+ * in /proc whose name is vivpoll-<inst>-engine (cut to 15 characters).
+ * Returns how many; their names and pids go to buf.
+ */
+int vt_engine_threads(char *buf, size_t len);
+
 /* ---- capture ------------------------------------------------------------- */
 
 /* VIDIOC_REQBUFS of count MMAP capture buffers: the count granted or -errno */

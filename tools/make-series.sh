@@ -45,41 +45,6 @@ base=$(g rev-parse HEAD)
 d=$work/drivers/media/test-drivers/vivpoll
 mkdir -p "$d"
 find "$src" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' -exec cp {} "$d/" \;
-# Out of tree the driver builds for several kernels; in-tree, code is for the
-# tree it is merged into: resolve each "#ifdef VIVPOLL_HAVE_<X>" block with
-# the header test Kbuild makes for it (grep -s <word> $(srctree)/<header>).
-python3 - "$pristine" "$src/Kbuild" "$d"/*.[ch] <<'PY'
-import re, sys
-tree, kbuild = sys.argv[1], open(sys.argv[2]).read()
-have = {}
-for word, hdr, name in re.findall(
-        r"grep -s (\S+) \$\(srctree\)/(\S+)\),\)\nccflags-y \+= -D(VIVPOLL_HAVE_\w+)", kbuild):
-    have[name] = word in open(tree + "/" + hdr).read()
-cond = re.compile(r"#if(n?)def (VIVPOLL_HAVE_\w+)$")
-for path in sys.argv[3:]:
-    out, stack = [], []  # stack: [keep this branch?, is a feature block] per #if
-    for line in open(path).read().split("\n"):
-        m = cond.match(line)
-        if m:
-            if m.group(2) not in have:
-                sys.exit("make-series: no Kbuild test for %s in %s" % (m.group(2), path))
-            stack.append([have[m.group(2)] != bool(m.group(1)), True])
-            continue
-        if re.match(r"#\s*if", line):
-            stack.append([True, False])
-        elif stack and stack[-1][1] and line == "#else":
-            stack[-1][0] = not stack[-1][0]
-            continue
-        elif re.match(r"#\s*endif", line):
-            if stack.pop()[1]:
-                continue
-        if all(k for k, _ in stack):
-            out.append(line)
-    text = re.sub(r"\n\n\n+", "\n\n", "\n".join(out))  # a dropped block's blank lines
-    if "VIVPOLL_HAVE_" in text or stack:
-        sys.exit("make-series: unresolved feature check in " + path)
-    open(path, "w").write(text)
-PY
 # The module's author is whoever signs the series.
 python3 - "$d/vivpoll-core.c" "$ident" <<'PY' || die "no MODULE_AUTHOR line in vivpoll-core.c to sign"
 import re, sys
@@ -126,15 +91,15 @@ POLLPRI, i.e. for V4L2 events, never starts it.
 
 This makes the poll core's contract visible: since v3.4 a driver's
 ->poll() always gets a poll_table whose key carries the requested
-events, and poll_requested_events() reports them. The driver records
-the requested mask of every poll call in debugfs and as trace events,
-counts the engine's starts, frames and drops in read-only controls, and
-raises control, source change, end-of-stream and frame sync events.
+events, and poll_requested_events() reports them. The driver traces
+the requested mask of every poll call, counts the engine's starts,
+frames and drops in read-only controls, and raises control, source
+change, end-of-stream and frame sync events.
 
 Capture uses vb2 (MMAP, USERPTR, DMABUF, read()) with vmalloc buffers;
-frames are drawn by v4l2-tpg. Two inputs: a camera and an HDMI-like
-input whose signal a control switches off and on. A KUnit suite covers
-the pure logic.
+frames are drawn by v4l2-tpg. Two camera inputs; the signal of the
+second one a control switches off and on. A KUnit suite covers the pure
+logic.
 MSG
 
 # Patch 2: the admin-guide page.

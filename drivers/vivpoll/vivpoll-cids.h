@@ -25,13 +25,13 @@
 #define VIVPOLL_CID_DROPS		(VIVPOLL_CID_VIVPOLL_BASE + 3)
 /* button: raises V4L2_EVENT_EOS */
 #define VIVPOLL_CID_RAISE_EOS		(VIVPOLL_CID_VIVPOLL_BASE + 4)
-/* boolean, default 1: the HDMI input has a signal */
-#define VIVPOLL_CID_HDMI_SIGNAL		(VIVPOLL_CID_VIVPOLL_BASE + 5)
+/* boolean, default 1: input 1, Camera 2, has a signal */
+#define VIVPOLL_CID_CAM2_SIGNAL		(VIVPOLL_CID_VIVPOLL_BASE + 5)
 /* boolean, default 0: fill each buffer as soon as it is queued */
 #define VIVPOLL_CID_UNTHROTTLED		(VIVPOLL_CID_VIVPOLL_BASE + 6)
 
 /* Input indices, as used by VIDIOC_S_INPUT and V4L2_EVENT_SOURCE_CHANGE */
 #define VIVPOLL_INPUT_CAMERA		0
-#define VIVPOLL_INPUT_HDMI		1
+#define VIVPOLL_INPUT_CAM2		1
 
 #endif

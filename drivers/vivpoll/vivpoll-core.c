@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Platform driver, registration and debugfs of vivpoll
+ * Platform driver and registration of vivpoll
  *
  * vivpoll is a virtual V4L2 capture driver that makes the events a poll()
- * or select() asks for observable: its .poll records poll_requested_events()
- * (in debugfs, which no control can show without an ioctl of its own) and
- * the frame engine can only be started by vb2 start_streaming, that is by
- * VIDIOC_STREAMON, read() or a poll() for POLLIN.
+ * or select() asks for observable: its .poll traces poll_requested_events()
+ * (the vivpoll_poll trace event) and the frame engine can only be started
+ * by vb2 start_streaming, that is by VIDIOC_STREAMON, read() or a poll()
+ * for POLLIN.
  *
  * Each of the n_devs devices is a platform device vivpoll.N with its own
  * video node, so it can be unbound and bound through sysfs. The device
@@ -14,13 +14,10 @@
  * open file handle is gone.
  */
 
-#include <linux/debugfs.h>
 #include <linux/font.h>
-#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <media/v4l2-event.h>
 
 #include "vivpoll-core.h"
@@ -89,88 +86,6 @@ module_param_cb(debug, &vivpoll_debug_ops, &vivpoll_debug, 0644);
 MODULE_PARM_DESC(debug, " debug level, 0-2 (default 0)");
 
 static struct platform_device *vivpoll_pdevs[VIVPOLL_MAX_DEVS];
-static struct dentry *vivpoll_debugfs_root;
-
-void vivpoll_get_poll_stats(struct vivpoll_dev *dev,
-			    struct vivpoll_poll_stats *stats)
-{
-	spin_lock(&dev->lock);
-	*stats = dev->poll_stats;
-	spin_unlock(&dev->lock);
-}
-
-/* debugfs: what the .poll calls requested, which no control says */
-
-static int vivpoll_dbgfs_poll_calls_get(void *data, u64 *val)
-{
-	struct vivpoll_poll_stats stats;
-
-	vivpoll_get_poll_stats(data, &stats);
-	*val = stats.calls;
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(vivpoll_dbgfs_poll_calls_fops,
-			 vivpoll_dbgfs_poll_calls_get, NULL, "%llu\n");
-
-static int vivpoll_dbgfs_poll_req_last_get(void *data, u64 *val)
-{
-	struct vivpoll_poll_stats stats;
-
-	vivpoll_get_poll_stats(data, &stats);
-	*val = (__force u32)stats.req_last;
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(vivpoll_dbgfs_poll_req_last_fops,
-			 vivpoll_dbgfs_poll_req_last_get, NULL, "0x%08llx\n");
-
-/* poll_req_seen: reading shows the OR of the masks, writing resets it */
-static ssize_t vivpoll_dbgfs_req_seen_read(struct file *file,
-					   char __user *ubuf,
-					   size_t count, loff_t *ppos)
-{
-	struct vivpoll_poll_stats stats;
-	char buf[16];
-	int len;
-
-	vivpoll_get_poll_stats(file->private_data, &stats);
-	len = scnprintf(buf, sizeof(buf), "0x%08x\n",
-			(__force u32)stats.req_seen);
-	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
-}
-
-static ssize_t vivpoll_dbgfs_req_seen_write(struct file *file,
-					    const char __user *ubuf,
-					    size_t count, loff_t *ppos)
-{
-	struct vivpoll_dev *dev = file->private_data;
-
-	spin_lock(&dev->lock);
-	dev->poll_stats.req_seen = 0;
-	spin_unlock(&dev->lock);
-	return count;
-}
-
-static const struct file_operations vivpoll_dbgfs_req_seen_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = vivpoll_dbgfs_req_seen_read,
-	.write = vivpoll_dbgfs_req_seen_write,
-	.llseek = default_llseek,
-};
-
-static void vivpoll_debugfs_init(struct vivpoll_dev *dev)
-{
-	struct dentry *dir;
-
-	dir = debugfs_create_dir(dev->v4l2_dev.name, vivpoll_debugfs_root);
-	dev->debugfs_dir = dir;
-	debugfs_create_file_unsafe("poll_calls", 0444, dir, dev,
-				   &vivpoll_dbgfs_poll_calls_fops);
-	debugfs_create_file_unsafe("poll_req_last", 0444, dir, dev,
-				   &vivpoll_dbgfs_poll_req_last_fops);
-	debugfs_create_file("poll_req_seen", 0644, dir, dev,
-			    &vivpoll_dbgfs_req_seen_fops);
-}
 
 /* Called when the last reference to the v4l2_device is dropped */
 static void vivpoll_dev_release(struct v4l2_device *v4l2_dev)
@@ -246,7 +161,6 @@ static int vivpoll_probe(struct platform_device *pdev)
 	if (ret)
 		goto put_dev;
 
-	vivpoll_debugfs_init(dev);
 	platform_set_drvdata(pdev, dev);
 	v4l2_info(&dev->v4l2_dev, "registered as %s\n",
 		  video_device_node_name(vdev));
@@ -264,6 +178,12 @@ put_dev:
  * buffers; video_unregister_device() wakes up event waiters, and a poll()
  * then returns EPOLLERR | EPOLLHUP | EPOLLPRI. The structure lives on until
  * the last file handle is closed.
+ *
+ * vb2_video_unregister_device() only stops a queue that has an owner. The
+ * read() emulator makes its file the owner when vb2_read() returns, and a
+ * blocking read() waits for its first frame with the queue lock released:
+ * the engine it started has no owner yet. So stop the queue here too,
+ * under its lock; vivpoll_start_streaming() refuses from now on.
  */
 static void vivpoll_remove(struct platform_device *pdev)
 {
@@ -271,9 +191,11 @@ static void vivpoll_remove(struct platform_device *pdev)
 
 	v4l2_info(&dev->v4l2_dev, "unregistering %s\n",
 		  video_device_node_name(&dev->vdev));
-	debugfs_remove_recursive(dev->debugfs_dir);
-	dev->debugfs_dir = NULL;
 	vb2_video_unregister_device(&dev->vdev);
+	mutex_lock(&dev->mutex);
+	vb2_queue_release(&dev->queue);
+	dev->queue.owner = NULL;
+	mutex_unlock(&dev->mutex);
 	v4l2_device_put(&dev->v4l2_dev);
 }
 
@@ -310,11 +232,9 @@ static int __init vivpoll_init(void)
 	}
 	tpg_set_font(font->data);
 
-	vivpoll_debugfs_root = debugfs_create_dir(VIVPOLL_NAME, NULL);
-
 	ret = platform_driver_register(&vivpoll_pdrv);
 	if (ret)
-		goto remove_debugfs;
+		return ret;
 
 	for (i = 0; i < n_devs; i++) {
 		struct platform_device *pdev;
@@ -339,8 +259,6 @@ static int __init vivpoll_init(void)
 unregister:
 	vivpoll_unregister_pdevs();
 	platform_driver_unregister(&vivpoll_pdrv);
-remove_debugfs:
-	debugfs_remove_recursive(vivpoll_debugfs_root);
 	return ret;
 }
 
@@ -348,7 +266,6 @@ static void __exit vivpoll_exit(void)
 {
 	vivpoll_unregister_pdevs();
 	platform_driver_unregister(&vivpoll_pdrv);
-	debugfs_remove_recursive(vivpoll_debugfs_root);
 }
 
 module_init(vivpoll_init);

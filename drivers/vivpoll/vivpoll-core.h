@@ -48,28 +48,17 @@ struct vivpoll_buffer {
 };
 
 /**
- * struct vivpoll_poll_stats - what the .poll calls requested (debugfs)
- * @calls: number of calls of the driver's .poll
- * @req_last: requested events of the last .poll call
- * @req_seen: OR of all requested events since the last reset
- */
-struct vivpoll_poll_stats {
-	u64 calls;
-	__poll_t req_last;
-	__poll_t req_seen;
-};
-
-/**
  * struct vivpoll_run - one run of the frame engine, owned by its thread
  * @stream_start_ns: CLOCK_MONOTONIC time the run's first slot began (zero of
  *	the drawn clock)
  * @start_ns: CLOCK_MONOTONIC time at which slot 0 began
  * @tpf: frame interval of the slots counted from @start_ns
  * @slot: frame slot in progress, counted from @start_ns
- * @counts: sequence number, frames and drops of this run
+ * @sequence: sequence number of the next frame slot (the frames and drops
+ *	are counted by the Frames Produced and Frames Dropped controls)
  * @unthrottled: the Unthrottled control when the run started
- * @pattern: the test pattern rendered once, copied into the buffers; NULL
- *	if it could not be allocated (every frame is then rendered)
+ * @pattern: the test pattern, rendered when it changes, copied into the
+ *	buffers
  * @pattern_gen: the &vivpoll_dev.pattern_gen @pattern was rendered for
  *
  * Initialised before the thread is created, read back after kthread_stop().
@@ -79,7 +68,7 @@ struct vivpoll_run {
 	u64 start_ns;
 	struct v4l2_fract tpf;
 	u64 slot;
-	struct vivpoll_counts counts;
+	u32 sequence;
 	bool unthrottled;
 	u8 *pattern;
 	u64 pattern_gen;
@@ -102,15 +91,14 @@ struct vivpoll_run {
  * @sizeimage: current frame size
  * @timeperframe: current frame interval
  * @input: current input
- * @hdmi_signal: the HDMI input has a signal
+ * @cam2_signal: input 1, Camera 2, has a signal
  * @pattern_gen: generation of the test pattern settings, never 0: bumped
  *	by vivpoll_pattern_changed() whenever the pattern would look different
  * @in_qbuf: VIDIOC_QBUF is running, protected by @mutex
  * @qbuf_list: buffers queued by the running VIDIOC_QBUF, protected by @mutex
- * @lock: protects @buf_list, @engine_wants_buffer and @poll_stats
+ * @lock: protects @buf_list and @engine_wants_buffer
  * @buf_list: buffers queued to the engine and not yet filled
  * @engine_wants_buffer: @engine sleeps until a buffer is queued
- * @poll_stats: what the .poll calls requested
  * @ctrl_running: the Engine Running control
  * @ctrl_starts: the Engine Starts control
  * @ctrl_frames: the Frames Produced control
@@ -119,7 +107,6 @@ struct vivpoll_run {
  * @engine: the frame engine thread, NULL when stopped
  * @engine_wq: wakes up @engine when a buffer is queued while it waits
  * @run: state of the current or last run of @engine
- * @debugfs_dir: this device's debugfs directory
  */
 struct vivpoll_dev {
 	struct v4l2_device v4l2_dev;
@@ -141,17 +128,16 @@ struct vivpoll_dev {
 	u32 sizeimage;
 	struct v4l2_fract timeperframe;
 	unsigned int input;
-	bool hdmi_signal;
+	bool cam2_signal;
 	u64 pattern_gen;
 
 	bool in_qbuf;
 	struct list_head qbuf_list;
 
-	/* protects buf_list, engine_wants_buffer and poll_stats */
+	/* protects buf_list and engine_wants_buffer */
 	spinlock_t lock;
 	struct list_head buf_list;
 	bool engine_wants_buffer;
-	struct vivpoll_poll_stats poll_stats;
 
 	/* the counters, shown by these read-only controls */
 	struct v4l2_ctrl *ctrl_running;
@@ -163,7 +149,6 @@ struct vivpoll_dev {
 	struct task_struct *engine;
 	wait_queue_head_t engine_wq;
 	struct vivpoll_run run;
-	struct dentry *debugfs_dir;
 };
 
 static inline struct vivpoll_buffer *
@@ -178,8 +163,5 @@ static inline void vivpoll_pattern_changed(struct vivpoll_dev *dev)
 	lockdep_assert_held(&dev->gen_lock);
 	dev->pattern_gen++;
 }
-
-void vivpoll_get_poll_stats(struct vivpoll_dev *dev,
-			    struct vivpoll_poll_stats *stats);
 
 #endif

@@ -4,7 +4,7 @@
  *
  * The picture controls feed the test pattern generator. The controls of
  * the vivpoll class (see vivpoll-cids.h) show the engine counters, raise
- * an EOS event, switch the signal of the HDMI input and let the engine run
+ * an EOS event, switch the signal of input 1 (Camera 2) and let the engine run
  * unthrottled. The counters are read-only controls the driver sets when
  * they change, so that every reader (VIDIOC_G_EXT_CTRLS, control events,
  * VIDIOC_LOG_STATUS) sees the same values. Events, all signalled
@@ -73,11 +73,11 @@ static int vivpoll_s_ctrl(struct v4l2_ctrl *ctrl)
 	case VIVPOLL_CID_RAISE_EOS:
 		vivpoll_queue_eos(dev);
 		return 0;
-	case VIVPOLL_CID_HDMI_SIGNAL:
+	case VIVPOLL_CID_CAM2_SIGNAL:
 		mutex_lock(&dev->gen_lock);
-		dev->hdmi_signal = ctrl->val;
+		dev->cam2_signal = ctrl->val;
 		mutex_unlock(&dev->gen_lock);
-		vivpoll_queue_source_change(dev, VIVPOLL_INPUT_HDMI);
+		vivpoll_queue_source_change(dev, VIVPOLL_INPUT_CAM2);
 		return 0;
 	}
 
@@ -163,10 +163,10 @@ static const struct v4l2_ctrl_config vivpoll_ctrl_raise_eos = {
 	.type = V4L2_CTRL_TYPE_BUTTON,
 };
 
-static const struct v4l2_ctrl_config vivpoll_ctrl_hdmi_signal = {
+static const struct v4l2_ctrl_config vivpoll_ctrl_cam2_signal = {
 	.ops = &vivpoll_ctrl_ops,
-	.id = VIVPOLL_CID_HDMI_SIGNAL,
-	.name = "HDMI Signal Present",
+	.id = VIVPOLL_CID_CAM2_SIGNAL,
+	.name = "Camera 2 Signal Present",
 	.type = V4L2_CTRL_TYPE_BOOLEAN,
 	.max = 1,
 	.step = 1,
@@ -194,9 +194,6 @@ int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_CONTRAST, 0, 255, 1, 128);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_SATURATION, 0, 255, 1, 128);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_HUE, -128, 128, 1, 0);
-	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_MIN_BUFFERS_FOR_CAPTURE,
-			  VIVPOLL_MIN_BUFFERS, VIVPOLL_MIN_BUFFERS, 1,
-			  VIVPOLL_MIN_BUFFERS);
 	v4l2_ctrl_new_std_menu_items(hdl, ops, V4L2_CID_TEST_PATTERN,
 				     TPG_PAT_NOISE, 0, TPG_PAT_75_COLORBAR,
 				     tpg_pattern_strings);
@@ -210,7 +207,7 @@ int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 	dev->ctrl_frames = v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_frames, NULL);
 	dev->ctrl_drops = v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_drops, NULL);
 	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_raise_eos, NULL);
-	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_hdmi_signal, NULL);
+	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_cam2_signal, NULL);
 	dev->ctrl_unthrottled = v4l2_ctrl_new_custom(hdl,
 						     &vivpoll_ctrl_unthrottled,
 						     NULL);
@@ -234,16 +231,20 @@ static void vivpoll_ctrl_add(struct v4l2_ctrl *ctrl, u64 n)
 }
 
 /*
- * The engine started (@running) or stopped; called from the vb2
+ * The engine starts (@running) or stopped; called from the vb2
  * start_streaming and stop_streaming ops, with dev->mutex held.
  */
 void vivpoll_ctrls_engine_running(struct vivpoll_dev *dev, bool running)
 {
-	if (running)
-		vivpoll_ctrl_add(dev->ctrl_starts, 1);
 	v4l2_ctrl_s_ctrl(dev->ctrl_running, running);
 	/* the interval counts from the start of the run */
 	v4l2_ctrl_grab(dev->ctrl_unthrottled, running);
+}
+
+/* The engine thread runs: count the start */
+void vivpoll_ctrls_engine_started(struct vivpoll_dev *dev)
+{
+	vivpoll_ctrl_add(dev->ctrl_starts, 1);
 }
 
 /* @frames more frames and @drops more drops; called by the engine thread */

@@ -15,6 +15,7 @@ struct vivpoll_dev;
 int vivpoll_ctrls_init(struct vivpoll_dev *dev);
 void vivpoll_ctrls_free(struct vivpoll_dev *dev);
 void vivpoll_ctrls_engine_running(struct vivpoll_dev *dev, bool running);
+void vivpoll_ctrls_engine_started(struct vivpoll_dev *dev);
 void vivpoll_ctrls_count(struct vivpoll_dev *dev, u64 frames, u64 drops);
 int vivpoll_subscribe_event(struct v4l2_fh *fh,
 			    const struct v4l2_event_subscription *sub);

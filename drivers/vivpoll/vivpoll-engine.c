@@ -27,8 +27,10 @@
  * when it starts on it, just after its FRAME_SYNC, and never drops a frame.
  *
  * The test pattern only changes with the format and the controls: it is
- * rendered once into a buffer of the engine and copied into each capture
- * buffer, then the text lines are drawn over the copy.
+ * rendered into a buffer of the engine when it changed (in every frame
+ * where it is noise) and copied into each capture buffer, then the text
+ * lines are drawn over the copy. Without that buffer streaming does not
+ * start (-ENOMEM).
  */
 
 #include <linux/freezer.h>
@@ -121,22 +123,6 @@ static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
 	return stop;
 }
 
-/*
- * Copy @size bytes of a picture: whole pages with copy_page() when both
- * sides are page aligned (vmalloc memory: the pattern and MMAP buffers).
- * copy_page() is not instrumented by KASAN: with KASAN, memcpy() only.
- */
-static void vivpoll_engine_copy(u8 *dst, u8 *src, size_t size)
-{
-	size_t off = 0;
-
-	if (!IS_ENABLED(CONFIG_KASAN) && PAGE_ALIGNED(dst) &&
-	    PAGE_ALIGNED(src))
-		for (; off + PAGE_SIZE <= size; off += PAGE_SIZE)
-			copy_page(dst + off, src + off);
-	memcpy(dst + off, src + off, size - off);
-}
-
 /* Format the text lines of a frame; called with gen_lock held */
 static void vivpoll_engine_text(struct vivpoll_dev *dev,
 				const struct vivpoll_buffer *buf, bool no_signal,
@@ -152,14 +138,14 @@ static void vivpoll_engine_text(struct vivpoll_dev *dev,
 	snprintf(text[1], VIVPOLL_TEXT_LEN, " ts %llu.%06u", secs,
 		 rem_ns / (u32)NSEC_PER_USEC);
 	snprintf(text[2], VIVPOLL_TEXT_LEN, " %s %s", dev->v4l2_dev.name,
-		 dev->input == VIVPOLL_INPUT_HDMI ? "HDMI" : "Camera");
+		 dev->input == VIVPOLL_INPUT_CAM2 ? "Camera 2" : "Camera");
 	if (no_signal)
 		strscpy(text[3], " NO SIGNAL", VIVPOLL_TEXT_LEN);
 }
 
 /*
- * Fill @buf, mapped at @vbuf, with the picture and its text: a copy of the
- * cached pattern, or a rendered picture where it differs in every frame.
+ * Fill @buf, mapped at @vbuf, with the picture and its text: the pattern,
+ * rendered again if it changed or is noise, copied, the text drawn over it.
  *
  * run->pattern is only written by this thread (and allocated, first
  * rendered and freed while it does not run), so the copy from it is made
@@ -172,32 +158,26 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 	struct vivpoll_run *run = &dev->run;
 	struct tpg_data *tpg = &dev->tpg;
 	u8 *basep[TPG_MAX_PLANES][2];
-	bool no_signal;
+	bool no_signal, noise;
 	unsigned int i;
-	u32 copy = 0;	/* bytes to copy from the cached pattern */
+	u32 size;
 
 	mutex_lock(&dev->gen_lock);
-	no_signal = dev->input == VIVPOLL_INPUT_HDMI && !dev->hdmi_signal;
+	no_signal = dev->input == VIVPOLL_INPUT_CAM2 && !dev->cam2_signal;
+	noise = no_signal || tpg->pattern == TPG_PAT_NOISE;
 	vivpoll_engine_text(dev, buf, no_signal, text);
-
-	if (no_signal || tpg->pattern == TPG_PAT_NOISE || !run->pattern) {
-		/* Noise differs in every frame: render the whole picture */
+	if (noise || run->pattern_gen != dev->pattern_gen) {
 		tpg_s_quality(tpg, no_signal ? TPG_QUAL_NOISE : TPG_QUAL_COLOR, 0);
-		tpg_fill_plane_buffer(tpg, 0, 0, vbuf);
-	} else {
-		tpg_s_quality(tpg, TPG_QUAL_COLOR, 0);
-		if (run->pattern_gen != dev->pattern_gen) {
-			tpg_fill_plane_buffer(tpg, 0, 0, run->pattern);
-			run->pattern_gen = dev->pattern_gen;
-		}
-		copy = dev->sizeimage;
+		tpg_fill_plane_buffer(tpg, 0, 0, run->pattern);
+		/* noise differs in every frame: 0 is never a generation */
+		run->pattern_gen = noise ? 0 : dev->pattern_gen;
 	}
+	size = dev->sizeimage;
+	mutex_unlock(&dev->gen_lock);
 
-	if (copy) {
-		mutex_unlock(&dev->gen_lock);
-		vivpoll_engine_copy(vbuf, run->pattern, copy);
-		mutex_lock(&dev->gen_lock);
-	}
+	memcpy(vbuf, run->pattern, size);
+
+	mutex_lock(&dev->gen_lock);
 	tpg_calc_text_basep(tpg, basep, 0, vbuf);
 	for (i = 0; i < VIVPOLL_TEXT_LINES; i++)
 		if (text[i][0])
@@ -215,7 +195,7 @@ static struct vivpoll_buffer *vivpoll_engine_account(struct vivpoll_dev *dev,
 {
 	u32 sequence;
 
-	sequence = vivpoll_count_slot(&dev->run.counts, !!buf);
+	sequence = dev->run.sequence++;
 	vivpoll_ctrls_count(dev, !!buf, !buf);
 	if (!buf) {
 		trace_vivpoll_frame(dev->inst, sequence, -1);
@@ -248,7 +228,7 @@ static void vivpoll_engine_frame_sync(struct vivpoll_dev *dev)
 {
 	struct v4l2_event ev = {
 		.type = V4L2_EVENT_FRAME_SYNC,
-		.u.frame_sync.frame_sequence = dev->run.counts.sequence,
+		.u.frame_sync.frame_sequence = dev->run.sequence,
 	};
 
 	v4l2_event_queue(&dev->vdev, &ev);
@@ -327,7 +307,7 @@ static void vivpoll_engine_catch_up(struct vivpoll_dev *dev)
 
 	if (now < run->start_ns)	/* woken before slot 0 was due */
 		return;
-	slot = vivpoll_catch_up(&run->counts, run->slot, now - run->start_ns,
+	slot = vivpoll_catch_up(&run->sequence, run->slot, now - run->start_ns,
 				&run->tpf);
 	missed = slot - run->slot;
 	if (!missed)
@@ -389,14 +369,14 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 	run->unthrottled = v4l2_ctrl_g_ctrl(dev->ctrl_unthrottled);
 	mutex_lock(&dev->gen_lock);
 	run->tpf = dev->timeperframe;
-	/*
-	 * Zeroed: it is copied into buffers userspace sees. Without it,
-	 * every frame is rendered: slower, but it works.
-	 */
-	run->pattern = __vmalloc(dev->sizeimage, GFP_KERNEL | __GFP_ZERO |
-				 __GFP_NOWARN);
+	/* Zeroed: it is copied into buffers userspace sees */
+	run->pattern = vzalloc(dev->sizeimage);
+	if (!run->pattern) {
+		mutex_unlock(&dev->gen_lock);
+		return -ENOMEM;
+	}
 	/* Render it now, before slot 0 is due */
-	if (run->pattern && dev->tpg.pattern != TPG_PAT_NOISE) {
+	if (dev->tpg.pattern != TPG_PAT_NOISE) {
 		tpg_s_quality(&dev->tpg, TPG_QUAL_COLOR, 0);
 		tpg_fill_plane_buffer(&dev->tpg, 0, 0, run->pattern);
 		run->pattern_gen = dev->pattern_gen;
@@ -410,19 +390,20 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 	run->stream_start_ns = run->start_ns;
 
 	vivpoll_ctrls_engine_running(dev, true);
-	trace_vivpoll_engine_start(dev->inst);
 
 	thread = kthread_run(vivpoll_engine_thread, dev, "%s-engine",
 			     dev->v4l2_dev.name);
 	if (IS_ERR(thread)) {
 		v4l2_err(&dev->v4l2_dev, "cannot start the engine thread\n");
 		vivpoll_ctrls_engine_running(dev, false);
-		trace_vivpoll_engine_stop(dev->inst, 0, 0);
 		vfree(run->pattern);
 		run->pattern = NULL;
 		return PTR_ERR(thread);
 	}
 	dev->engine = thread;
+	/* only engines that run count as started */
+	vivpoll_ctrls_engine_started(dev);
+	trace_vivpoll_engine_start(dev->inst);
 	return 0;
 }
 
@@ -440,10 +421,9 @@ void vivpoll_engine_stop(struct vivpoll_dev *dev)
 	run->pattern = NULL;
 
 	vivpoll_ctrls_engine_running(dev, false);
-	trace_vivpoll_engine_stop(dev->inst, run->counts.frames,
-				  run->counts.drops);
-	vivpoll_dbg(1, dev, "engine stopped after %llu frames, %llu drops\n",
-		    run->counts.frames, run->counts.drops);
+	trace_vivpoll_engine_stop(dev->inst, run->sequence);
+	vivpoll_dbg(1, dev, "engine stopped after %u frame slots\n",
+		    run->sequence);
 }
 
 /*

@@ -137,19 +137,19 @@ unsigned int vivpoll_nearest_interval(const struct v4l2_fract *tpf)
 EXPORT_SYMBOL_IF_KUNIT(vivpoll_nearest_interval);
 
 /*
- * How many buffers queue_setup allocates when @requested are asked for and
- * @allocated exist: VIDIOC_REQBUFS is raised to VIVPOLL_MIN_BUFFERS (and
- * read() to VIVPOLL_READ_BUFFERS), VIDIOC_CREATE_BUFS gets what it asked.
+ * How many buffers queue_setup allocates when @requested are asked for. vb2
+ * frees every buffer before VIDIOC_REQBUFS calls queue_setup, so none exist
+ * then: VIDIOC_REQBUFS is raised to VIVPOLL_MIN_BUFFERS (the read()
+ * emulator, @fileio, to VIVPOLL_READ_BUFFERS), VIDIOC_CREATE_BUFS
+ * (@create_bufs) gets what it asked.
  */
-unsigned int vivpoll_buffers_to_allocate(unsigned int allocated,
-					 unsigned int requested,
+unsigned int vivpoll_buffers_to_allocate(unsigned int requested,
 					 bool create_bufs, bool fileio)
 {
-	unsigned int min = fileio ? VIVPOLL_READ_BUFFERS : VIVPOLL_MIN_BUFFERS;
-
-	if (create_bufs || allocated + requested >= min)
+	if (create_bufs)
 		return requested;
-	return min - allocated;
+	return max(requested, fileio ? VIVPOLL_READ_BUFFERS :
+				       VIVPOLL_MIN_BUFFERS);
 }
 EXPORT_SYMBOL_IF_KUNIT(vivpoll_buffers_to_allocate);
 
@@ -159,20 +159,6 @@ bool vivpoll_plane_size_ok(unsigned int size, unsigned int sizeimage)
 	return size >= sizeimage && size <= VIVPOLL_MAX_PLANE_SIZE;
 }
 EXPORT_SYMBOL_IF_KUNIT(vivpoll_plane_size_ok);
-
-/*
- * Account one frame slot and return its sequence number. The sequence
- * number advances for dropped slots too, so that drops show up as gaps.
- */
-u32 vivpoll_count_slot(struct vivpoll_counts *counts, bool filled)
-{
-	if (filled)
-		counts->frames++;
-	else
-		counts->drops++;
-	return counts->sequence++;
-}
-EXPORT_SYMBOL_IF_KUNIT(vivpoll_count_slot);
 
 /* Time of frame slot @slot relative to the start of the stream */
 u64 vivpoll_frame_due_ns(u64 slot, const struct v4l2_fract *tpf)
@@ -200,18 +186,17 @@ EXPORT_SYMBOL_IF_KUNIT(vivpoll_slot_at);
  * produces them one after the other, each with its own sequence number
  * and timestamp, as a capture FIFO would deliver them. More than
  * VIVPOLL_MAX_LATE_SLOTS late, the slots up to the one in progress were
- * missed: each is a drop, its sequence number skipped. Return the slot to
- * produce.
+ * missed: each is a drop, its number skipped in @sequence. Return the slot
+ * to produce.
  */
-u64 vivpoll_catch_up(struct vivpoll_counts *counts, u64 slot, u64 elapsed_ns,
+u64 vivpoll_catch_up(u32 *sequence, u64 slot, u64 elapsed_ns,
 		     const struct v4l2_fract *tpf)
 {
 	u64 now = vivpoll_slot_at(elapsed_ns, tpf);
 
 	if (now <= slot + VIVPOLL_MAX_LATE_SLOTS)
 		return slot;
-	counts->drops += now - slot;
-	counts->sequence += now - slot;
+	*sequence += now - slot;
 	return now;
 }
 EXPORT_SYMBOL_IF_KUNIT(vivpoll_catch_up);

@@ -13,11 +13,13 @@
 #include <linux/videodev2.h>
 
 /*
- * Buffers a stream needs: one the engine fills, one the application
- * holds, one queued for the next frame slot. VIDIOC_REQBUFS is raised to
- * this, VIDIOC_CREATE_BUFS never; read() gets VIVPOLL_READ_BUFFERS.
+ * Buffers a stream needs, as vivid: one the engine fills while the
+ * application holds the other. VIDIOC_REQBUFS is raised to this (GStreamer
+ * 1.22's v4l2src asks for exactly 2), VIDIOC_CREATE_BUFS never; the read()
+ * emulator, which asks for one and lets the driver decide, gets
+ * VIVPOLL_READ_BUFFERS.
  */
-#define VIVPOLL_MIN_BUFFERS		3
+#define VIVPOLL_MIN_BUFFERS		2
 #define VIVPOLL_READ_BUFFERS		4
 
 /* Late frame slots the engine still produces (see vivpoll_catch_up()) */
@@ -43,18 +45,6 @@ struct vivpoll_fmt {
 	bool is_yuv;
 };
 
-/**
- * struct vivpoll_counts - frame slot accounting of one run of the engine
- * @sequence: sequence number of the next frame slot
- * @frames: slots that filled a buffer
- * @drops: slots that found no queued buffer
- */
-struct vivpoll_counts {
-	u32 sequence;
-	u64 frames;
-	u64 drops;
-};
-
 #define VIVPOLL_NUM_FORMATS		7
 #define VIVPOLL_NUM_SIZES		4
 #define VIVPOLL_NUM_INTERVALS		7
@@ -72,15 +62,13 @@ const struct v4l2_frmsize_discrete *vivpoll_nearest_size(u32 width,
 bool vivpoll_size_is_valid(u32 width, u32 height);
 unsigned int vivpoll_nearest_interval(const struct v4l2_fract *tpf);
 
-unsigned int vivpoll_buffers_to_allocate(unsigned int allocated,
-					 unsigned int requested,
+unsigned int vivpoll_buffers_to_allocate(unsigned int requested,
 					 bool create_bufs, bool fileio);
 bool vivpoll_plane_size_ok(unsigned int size, unsigned int sizeimage);
 
-u32 vivpoll_count_slot(struct vivpoll_counts *counts, bool filled);
 u64 vivpoll_frame_due_ns(u64 slot, const struct v4l2_fract *tpf);
 u64 vivpoll_slot_at(u64 elapsed_ns, const struct v4l2_fract *tpf);
-u64 vivpoll_catch_up(struct vivpoll_counts *counts, u64 slot, u64 elapsed_ns,
+u64 vivpoll_catch_up(u32 *sequence, u64 slot, u64 elapsed_ns,
 		     const struct v4l2_fract *tpf);
 void vivpoll_clock_text(char *buf, size_t len, u64 since_start_ns,
 			u32 sequence);

@@ -34,17 +34,15 @@ TRACE_EVENT(vivpoll_engine_start,
 	    TP_printk("inst=%u", __entry->inst)
 );
 
+/* @slots: frame slots of the run, filled or dropped (its next sequence) */
 TRACE_EVENT(vivpoll_engine_stop,
-	    TP_PROTO(unsigned int inst, u64 frames, u64 drops),
-	    TP_ARGS(inst, frames, drops),
+	    TP_PROTO(unsigned int inst, u32 slots),
+	    TP_ARGS(inst, slots),
 	    TP_STRUCT__entry(__field(unsigned int, inst)
-			     __field(u64, frames)
-			     __field(u64, drops)),
+			     __field(u32, slots)),
 	    TP_fast_assign(__entry->inst = inst;
-			   __entry->frames = frames;
-			   __entry->drops = drops;),
-	    TP_printk("inst=%u frames=%llu drops=%llu",
-		      __entry->inst, __entry->frames, __entry->drops)
+			   __entry->slots = slots;),
+	    TP_printk("inst=%u slots=%u", __entry->inst, __entry->slots)
 );
 
 /* @index is the index of the filled buffer, -1 for a dropped frame slot */
