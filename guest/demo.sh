@@ -20,18 +20,22 @@ echo "== 1. the wait-API matrix, switch off and on =="
 vivpoll-prove --switch=both
 prc=$?
 echo
-echo "== 2. an event watcher on exceptfds only: events arrive, the engine stays idle =="
+echo "== 2. the kernel's own test of it, on vivid: media_tests/video_poll_test, switch off and on =="
+/vivpoll/demo-selftest.sh
+src=$?
+echo
+echo "== 3. an event watcher on exceptfds only: events arrive, the engine stays idle =="
 vivpoll-events --self-test
 erc=$?
 echo
-echo "== 3. streaming for real: 30 frames by mmap + poll(POLLIN), 5 saved as PNG =="
+echo "== 4. streaming for real: 30 frames by mmap + poll(POLLIN), 5 saved as PNG =="
 mkdir -p /host/frames
 vivpoll-capture --io mmap --count 30 --png 5 --out /host/frames
 crc=$?
 echo
-echo "== 4. real clients: GStreamer and ffmpeg to PNG; the event watcher beside GStreamer =="
+echo "== 5. real clients: GStreamer and ffmpeg to PNG; the event watcher beside GStreamer =="
 /vivpoll/demo-clients.sh
 rrc=$?
 echo
 echo "PNG frames are in out/frames/ on the host."
-[ "$prc" = 0 ] && [ "$erc" = 0 ] && [ "$crc" = 0 ] && [ "$rrc" = 0 ]
+[ "$prc" = 0 ] && [ "$src" = 0 ] && [ "$erc" = 0 ] && [ "$crc" = 0 ] && [ "$rrc" = 0 ]
