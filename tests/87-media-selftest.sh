@@ -42,8 +42,10 @@ node() {
 	done
 }
 
-# load VIVPOLL_PARAMS: vivid (default parameters) and vivpoll; sets the
-# nodes vd (vivid's video capture), vo (vivid's video output), vp (vivpoll)
+# load VIVPOLL_PARAMS: vivid (default parameters, loaded afresh: another
+# suite may have left it with its own) and vivpoll; sets the nodes vd
+# (vivid's video capture), vo (vivid's video output), vp (vivpoll)
+rmmod vivid 2> /dev/null
 load() {
 	rmmod vivpoll 2> /dev/null
 	lsmod | grep -q '^vivid ' || modprobe vivid || return 1
