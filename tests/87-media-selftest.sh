@@ -165,6 +165,12 @@ if load no_read=1; then
 	else
 		not_ok "read() on vivpoll no_read=1 does not fail with EINVAL"
 	fi
+	# A node without read() is still a correct one (G_PARM's readbuffers 0).
+	total=$(v4l2-compliance -s -d "$vp" 2>&1 | grep '^Total')
+	case "$total" in
+	*", Failed: 0, Warnings: 0") ok "v4l2-compliance -s on vivpoll no_read=1: $total" ;;
+	*) not_ok "v4l2-compliance -s on vivpoll no_read=1: ${total:-no total}" ;;
+	esac
 else
 	not_ok "modprobe vivpoll no_read=1"
 fi

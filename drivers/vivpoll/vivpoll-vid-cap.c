@@ -275,7 +275,8 @@ static int vivpoll_g_parm(struct file *file, void *priv,
 	cp->capturemode = 0;
 	cp->timeperframe = dev->timeperframe;
 	cp->extendedmode = 0;
-	cp->readbuffers = VIVPOLL_READ_BUFFERS;
+	/* the buffers read() uses: none without read() (no_read=1) */
+	cp->readbuffers = dev->queue.io_modes & VB2_READ ? VIVPOLL_READ_BUFFERS : 0;
 	return 0;
 }
 
