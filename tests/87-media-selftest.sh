@@ -165,12 +165,26 @@ if load no_read=1; then
 	else
 		not_ok "read() on vivpoll no_read=1 does not fail with EINVAL"
 	fi
-	# A node without read() is still a correct one (G_PARM's readbuffers 0).
-	total=$(v4l2-compliance -s -d "$vp" 2>&1 | grep '^Total')
-	case "$total" in
-	*", Failed: 0, Warnings: 0") ok "v4l2-compliance -s on vivpoll no_read=1: $total" ;;
-	*) not_ok "v4l2-compliance -s on vivpoll no_read=1: ${total:-no total}" ;;
-	esac
+	# A node without read() is still a correct one (G_PARM's readbuffers 0):
+	# no warning, no failure but those tests/50-compliance.sh tolerates on
+	# this kernel as API drift (compliance-drift-X.Y.txt). Without -s: the
+	# streaming tests are 50-compliance's, and under load they can warn
+	# (2 warnings, not recorded, once on 6.12 in a loaded make check).
+	o=/tmp/vpt.compliance
+	v4l2-compliance -d "$vp" > "$o" 2>&1
+	total=$(grep '^Total' "$o")
+	drift=/vivpoll/compliance-drift-$(uname -r | cut -d. -f1,2).txt
+	bad=$(grep -E 'fail: |warn: ' "$o" | sed 's/^[[:space:]]*//' | while read -r l; do
+		t=${l#fail: }
+		[ "$t" != "$l" ] && [ -f "$drift" ] && grep -qF "$t -- " "$drift" && continue
+		echo "$l"
+	done)
+	if [ -n "$total" ] && [ -z "$bad" ]; then
+		ok "v4l2-compliance on vivpoll no_read=1: $total$([ -f "$drift" ] && grep -q 'fail: ' "$o" && echo " (failures tolerated as API drift: ${drift##*/})")"
+	else
+		not_ok "v4l2-compliance on vivpoll no_read=1: ${total:-no total}"
+		echo "$bad" | head -10 | sed 's/^/# /'
+	fi
 else
 	not_ok "modprobe vivpoll no_read=1"
 fi
