@@ -646,6 +646,11 @@ static void usage(FILE *f)
 "                       poll, ppoll, epoll-add, epoll-mod, io_uring, aio\n"
 "  -S, --situation=LIST only these situations: wake, zero-timeout,\n"
 "                       ready-before, ready-after\n"
+"  -e, --expect=WHICH   print what the sources say every cell must show with\n"
+"                       the switch off or on, one line a cell: NAME started|idle,\n"
+"                       NAME as API_SITUATION_REQUEST (lower case, '_' for '-',\n"
+"                       the test names of media_tests/video_poll_test); no device\n"
+"                       needed\n"
 "  -h, --help           this text\n"
 "\n"
 "Exit status: 0 all cells as expected, 1 a mismatch or error, 2 bad usage.\n");
@@ -690,6 +695,33 @@ static void bad_usage(const char *fmt, const char *arg)
 	exit(VP_EXIT_USAGE);
 }
 
+/*
+ * --expect: the engine start of every cell, named as the kernel selftest
+ * media_tests/video_poll_test names its cases, for the guest suite that
+ * runs it (tests/87-media-selftest.sh): one source for what the switch breaks.
+ */
+static void print_expect(bool legacy)
+{
+	struct prove_expect e;
+	char name[64], *p;
+	int a, s, ri;
+
+	for (a = 0; a < API_COUNT; a++)
+		for (s = 0; s < SIT_COUNT; s++)
+			for (ri = 0; ri < REQ_N; ri++) {
+				prove_expect(a, s, reqs[ri], legacy, &e);
+				snprintf(name, sizeof(name), "%s_%s_%s",
+					 prove_api_name(a), prove_sit_name(s),
+					 prove_req_name(reqs[ri]));
+				for (p = name; *p; p++)
+					*p = *p == '-' ? '_' : *p == '|' ? '_' :
+					     *p >= 'A' && *p <= 'Z' ?
+					     *p - 'A' + 'a' : *p;
+				printf("%s %s\n", name,
+				       e.started ? "started" : "idle");
+			}
+}
+
 static void parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -698,6 +730,7 @@ static void parse_args(int argc, char **argv)
 		{ "switch", required_argument, NULL, 's' },
 		{ "api", required_argument, NULL, 'a' },
 		{ "situation", required_argument, NULL, 'S' },
+		{ "expect", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -709,7 +742,7 @@ static void parse_args(int argc, char **argv)
 	for (i = 0; i < SIT_COUNT; i++)
 		P.sit_on[i] = true;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:ts:a:S:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:ts:a:S:e:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			snprintf(P.dev, sizeof(P.dev), "%s", optarg);
@@ -736,6 +769,12 @@ static void parse_args(int argc, char **argv)
 				       sit_name_i))
 				bad_usage("bad --situation list '%s'", optarg);
 			break;
+		case 'e':
+			if (strcmp(optarg, "off") && strcmp(optarg, "on"))
+				bad_usage("--expect must be off or on, not '%s'",
+					  optarg);
+			print_expect(!strcmp(optarg, "on"));
+			exit(0);
 		case 'h':
 			usage(stdout);
 			exit(0);

@@ -41,7 +41,8 @@ for a in $(/bin/busybox --list-full); do
 done
 install -m 755 "$TOP/guest/init" "$root/init"
 install -m 755 "$TOP/guest/check.sh" "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" \
-	"$TOP/guest/udev-v4l.sh" "$TOP/guest/demo-clients.sh" "$root/vivpoll/"
+	"$TOP/guest/udev-v4l.sh" "$TOP/guest/demo-clients.sh" "$TOP/guest/demo-selftest.sh" \
+	"$root/vivpoll/"
 install -m 644 "$TOP/guest/splat.ere" "$root/vivpoll/"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"

@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 top=$tmp/top
 mkdir -p "$top/drivers" "$tmp/home"
-cp -r "$TOP/tools" "$TOP/patches" "$top/"
+cp -r "$TOP/tools" "$TOP/patches" "$TOP/selftests" "$top/"
 cp -r "$TOP/drivers/vivpoll" "$top/drivers/"
 git -C "$top" init -q
 

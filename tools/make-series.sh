@@ -19,8 +19,9 @@ pristine=$(pristine_tree)
 work=$(mktemp -d "${TMPDIR:-/tmp}/vivpoll-series.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+st=tools/testing/selftests/media_tests
 touched="drivers/media/test-drivers/Kconfig drivers/media/test-drivers/Makefile
-MAINTAINERS Documentation/admin-guide/media/v4l-drivers.rst"
+MAINTAINERS Documentation/admin-guide/media/v4l-drivers.rst $st/Makefile $st/.gitignore"
 for p in $(patch_files); do
 	touched="$touched $(sed -n 's|^+++ b/||p' "$p")"
 done
@@ -117,6 +118,50 @@ v4l2-compliance.
 MSG
 fi
 
+# Patch 3: the kernel selftest of the claim (selftests/media_tests/ is its
+# one source), listed in the folder's Makefile and .gitignore.
+cp "$TOP/selftests/media_tests/video_poll_test.c" "$work/$st/"
+sed -i 's/^TEST_GEN_PROGS := .*/& video_poll_test/' "$work/$st/Makefile"
+echo video_poll_test >> "$work/$st/.gitignore"
+sed -i "s|^F:\tdrivers/media/test-drivers/vivpoll/\$|&\nF:\t$st/video_poll_test.c|" "$work/MAINTAINERS"
+grep -q "^F:	$st/video_poll_test.c$" "$work/MAINTAINERS" || die "MAINTAINERS: no vivpoll entry to add the selftest to"
+grep -q 'video_poll_test$' "$work/$st/Makefile" || die "$st/Makefile: no TEST_GEN_PROGS line to add video_poll_test to"
+g add -A
+g commit -q -s -F - <<'MSG'
+selftests: media_tests: add video_poll_test for poll_requested_events()
+
+Since v3.4, commit 626cf2366085 ("poll: add poll_requested_events() and
+poll_does_not_wait() functions"), select(), poll() and epoll always hand
+a driver's poll method the events the caller asked for, and vb2 starts
+its read() emulator, and with it streaming, only for POLLIN or
+POLLRDNORM. Before, the core handed a NULL poll_table after one file
+reported an event, on every pass after a wake-up and with a zero
+timeout, and epoll left the key at all events: an application that
+waited on exceptfds for V4L2 events started streaming, and the queue
+then belonged to the read() emulator.
+
+Nothing tests this: v4l2-compliance waits for events on exceptfds but
+does not look at whether streaming started, and the media selftests do
+not poll. A regression in the poll core, in vb2's poll or in a driver's
+own poll method would pass them all.
+
+Add video_poll_test. On every video capture node (or the one named with
+-d), with a control event subscribed, for select, pselect, poll, ppoll
+and epoll (EPOLL_CTL_ADD, and EPOLL_CTL_MOD), it checks through the V4L2
+API alone that a wait for POLLPRI only, woken by the event, with a zero
+timeout, or with another file ready before or after the video fd,
+leaves the queue free (VIDIOC_S_FMT is not refused with EBUSY and
+VIDIOC_REQBUFS with a count of 0 succeeds) and that the event is
+delivered; and that a wait for POLLIN does start the read() emulator
+(VIDIOC_REQBUFS fails with EBUSY until the file is closed). A node
+without V4L2_CAP_READWRITE or without control events, or one that is
+not a video capture node, is skipped with the reason.
+
+On a kernel with the pre-v3.4 tables restored (the demonstration sysctl
+fs.poll_legacy_null_table this series applies on), the cases the old
+core breaks fail, on vivid as on vivpoll.
+MSG
+
 rm -rf "$dest"
 mkdir -p "$dest"
 g format-patch -q --cover-letter -o "$dest" "$base"
@@ -128,10 +173,17 @@ s = s.replace("*** SUBJECT HERE ***", "media: add vivpoll, a capture driver that
 s = s.replace("*** BLURB HERE ***", """vivpoll is a virtual V4L2 capture driver, modelled on vivid, whose
 simulated DMA engine starts only when an application asks for frames.
 It demonstrates poll_requested_events(): since v3.4, commit
-626cf236608505d3 ("poll: add poll_requested_events() and
+626cf2366085 ("poll: add poll_requested_events() and
 poll_does_not_wait() functions"), a driver's ->poll() can tell a
 select() that waits for V4L2 events (POLLPRI) from one that waits for
 frames (POLLIN), and must not start streaming for the former.
+
+The last patch adds a kernel selftest, media_tests/video_poll_test,
+that checks the same claim on any video capture driver through the V4L2
+API alone: a select(), pselect(), poll(), ppoll() or epoll wait for
+POLLPRI only must deliver the event and start no streaming, a wait for
+POLLIN must start the read() emulator. It passes on vivid and vivpoll,
+and fails where the pre-v3.4 core would have started streaming.
 
 The series applies on top of the demonstration series in patches/
 (fs.poll_legacy_null_table, not for merging), which lets one booted

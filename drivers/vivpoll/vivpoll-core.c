@@ -81,6 +81,10 @@ static unsigned int n_devs = 1;
 module_param_cb(n_devs, &vivpoll_n_devs_ops, &n_devs, 0444);
 MODULE_PARM_DESC(n_devs, " number of capture devices to create, 1-8 (default 1)");
 
+static bool no_read;
+module_param(no_read, bool, 0444);
+MODULE_PARM_DESC(no_read, " no read() I/O: no V4L2_CAP_READWRITE, no vb2 read() emulator (default 0)");
+
 unsigned int vivpoll_debug;
 module_param_cb(debug, &vivpoll_debug_ops, &vivpoll_debug, 0644);
 MODULE_PARM_DESC(debug, " debug level, 0-2 (default 0)");
@@ -141,16 +145,17 @@ static int vivpoll_probe(struct platform_device *pdev)
 	if (ret)
 		goto put_dev;
 
-	ret = vivpoll_vid_cap_queue_init(dev);
+	ret = vivpoll_vid_cap_queue_init(dev, !no_read);
 	if (ret)
 		goto put_dev;
 
 	vdev = &dev->vdev;
 	strscpy(vdev->name, dev->v4l2_dev.name, sizeof(vdev->name));
-	vdev->fops = &vivpoll_fops;
+	vdev->fops = no_read ? &vivpoll_fops_no_read : &vivpoll_fops;
 	vdev->ioctl_ops = &vivpoll_ioctl_ops;
-	vdev->device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING |
-			    V4L2_CAP_READWRITE;
+	vdev->device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING;
+	if (!no_read)
+		vdev->device_caps |= V4L2_CAP_READWRITE;
 	vdev->release = video_device_release_empty;
 	vdev->v4l2_dev = &dev->v4l2_dev;
 	vdev->queue = &dev->queue;

@@ -301,7 +301,8 @@ static int vivpoll_g_parm(struct file *file, void *priv,
 	cp->capturemode = 0;
 	cp->timeperframe = dev->timeperframe;
 	cp->extendedmode = 0;
-	cp->readbuffers = VIVPOLL_READ_BUFFERS;
+	/* the buffers read() uses: none without read() (no_read=1) */
+	cp->readbuffers = dev->queue.io_modes & VB2_READ ? VIVPOLL_READ_BUFFERS : 0;
 	return 0;
 }
 
@@ -431,6 +432,16 @@ const struct v4l2_file_operations vivpoll_fops = {
 	.mmap = vb2_fop_mmap,
 };
 
+/* no_read=1: no read(), so that vb2 is never asked for one it cannot do */
+const struct v4l2_file_operations vivpoll_fops_no_read = {
+	.owner = THIS_MODULE,
+	.open = v4l2_fh_open,
+	.release = vb2_fop_release,
+	.poll = vivpoll_poll,
+	.unlocked_ioctl = video_ioctl2,
+	.mmap = vb2_fop_mmap,
+};
+
 const struct v4l2_ioctl_ops vivpoll_ioctl_ops = {
 	.vidioc_querycap = vivpoll_querycap,
 	.vidioc_enum_fmt_vid_cap = vivpoll_enum_fmt,
@@ -472,12 +483,14 @@ void vivpoll_vid_cap_init(struct vivpoll_dev *dev)
 	mutex_unlock(&dev->gen_lock);
 }
 
-int vivpoll_vid_cap_queue_init(struct vivpoll_dev *dev)
+int vivpoll_vid_cap_queue_init(struct vivpoll_dev *dev, bool read_io)
 {
 	struct vb2_queue *q = &dev->queue;
 
 	q->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	q->io_modes = VB2_MMAP | VB2_USERPTR | VB2_DMABUF | VB2_READ;
+	q->io_modes = VB2_MMAP | VB2_USERPTR | VB2_DMABUF;
+	if (read_io)
+		q->io_modes |= VB2_READ;
 	q->drv_priv = dev;
 	q->buf_struct_size = sizeof(struct vivpoll_buffer);
 	q->ops = &vivpoll_qops;
