@@ -12,7 +12,6 @@ cd "$TOP"
 # The module builds in a copy under $BUILD, so no Kbuild output lands in
 # the source folder (cp -pu keeps unchanged files' times: make stays incremental).
 if [ -f drivers/vivpoll/Kbuild ]; then
-	say "module: drivers/vivpoll (built in $BUILD/module)"
 	mkdir -p "$BUILD/module"
 	find drivers/vivpoll -maxdepth 1 \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild \) \
 		-exec cp -pu {} "$BUILD/module/" \;
@@ -28,6 +27,7 @@ if [ -f drivers/vivpoll/Kbuild ]; then
 	# newer than its sources.
 	if [ ! -f "$ko" ] || [ ! -f "$stamp" ] ||
 		[ -n "$(find "$BUILD/module" -maxdepth 1 \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild \) -newer "$ko")" ]; then
+		say "module: drivers/vivpoll (built in $BUILD/module)"
 		make -s -C "$KDIR" M="$BUILD/module" W=1 modules
 		echo "$KDIR" > "$stamp"
 	fi
@@ -35,7 +35,9 @@ fi
 st=$(selftests_tree)
 for d in apps tests; do
 	if [ -f "$d/Makefile" ]; then
-		say "$d: building into $BUILD/$d"
+		# a line only when there is something to build
+		make -q -s -C "$d" O="$BUILD/$d" KSRC="$KDIR" KSELFTESTS_FILTER="$st" 2> /dev/null ||
+			say "$d: building into $BUILD/$d"
 		make -s -C "$d" O="$BUILD/$d" KSRC="$KDIR" KSELFTESTS_FILTER="$st"
 	fi
 done

@@ -28,7 +28,6 @@ pack_key() {
 }
 key=$(pack_key)
 if [ -f "$cpio" ] && [ "$(cat "$cpio.key" 2>/dev/null)" = "$key" ]; then
-	say "initramfs: $cpio unchanged"
 	exit 0
 fi
 rm -f "$cpio.key"
