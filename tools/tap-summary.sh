@@ -3,7 +3,8 @@
 # "N passed, N failed, N skipped". Listed above that line, each with its
 # reason: every failure, every skip (ok ... # SKIP), every expected failure
 # (not ok ... # TODO, or kselftest's ok ... # XFAIL) and every flake
-# (ok ... # FLAKY: passed only on a rerun). A skip, an expected failure or a
+# (ok ... # FLAKY: passed only on a rerun, or only the starved client's
+# doing, with its reason). A skip, an expected failure or a
 # flake is never a pass. Exits non-zero if anything failed or nothing passed.
 set -eu
 cat "$@" | tr -d '\r' | awk '
@@ -19,7 +20,7 @@ cat "$@" | tr -d '\r' | awk '
 		for (i = 1; i <= ns; i++) print "  SKIP: " skips[i]
 		if (nx) print "\nExpected failures (not counted as passed):"
 		for (i = 1; i <= nx; i++) print "  XFAIL: " xfail[i]
-		if (nk) print "\nFlakes, passed only on a rerun (not counted as passed):"
+		if (nk) print "\nFlakes (not counted as passed):"
 		for (i = 1; i <= nk; i++) print "  FLAKY: " flakes[i]
 		if (nf) print "\nFailures:"
 		for (i = 1; i <= nf; i++) print "  FAIL: " fails[i]
