@@ -132,7 +132,7 @@ trace_begin() {
 	[ -d "$tr/events/v4l2" ] || return 0
 	echo 0 > "$tr/tracing_on"
 	echo mono > "$tr/trace_clock"
-	echo 4096 > "$tr/buffer_size_kb"
+	echo 16384 > "$tr/buffer_size_kb"
 	echo 1 > "$tr/events/v4l2/v4l2_qbuf/enable"
 	echo 1 > "$tr/events/v4l2/v4l2_dqbuf/enable"
 	echo > "$tr/trace"
