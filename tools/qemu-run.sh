@@ -10,6 +10,8 @@
 # in the guest, the client bundle $BUILD/clients is /opt/clients
 # (read-only). A guest that panics or oopses (even after its command
 # finished), or outlives the timeout, is reported as a failure.
+# VIVPOLL_QEMU_CPU replaces the CPU model (default: max), for experiments
+# such as max,-erms,-fsrm.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -44,7 +46,7 @@ printf '%s\n' "$cmd" > "$ctl/cmd.sh"
 # A deliberate fault for the harness's drills (guest/init reads it).
 [ -z "${VIVPOLL_FAULT:-}" ] || printf '%s\n' "$VIVPOLL_FAULT" > "$ctl/fault"
 
-qemu=(qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 2048 -nodefaults
+qemu=(qemu-system-x86_64 -machine q35 -cpu "${VIVPOLL_QEMU_CPU:-max}" -smp 2 -m 2048 -nodefaults
 	-no-reboot -display none -kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet loglevel=4 log_buf_len=8M panic=-1 oops=panic rdinit=/init"
 	-virtfs "local,path=$HOSTDIR,mount_tag=host,security_model=none,id=host")

@@ -6,12 +6,14 @@
  * on vmalloc buffers. The formats are packed YUV, RGB and GREY at a few
  * discrete frame sizes and frame intervals. The .poll file operation is
  * vb2_fop_poll(), which may start the read() emulator and so the engine,
- * and a trace event with the events the caller asked for.
+ * for a caller that asks for POLLIN; a wait for events alone takes neither
+ * the queue nor its lock. A trace event records what the caller asked for.
  */
 
 #include <linux/kernel.h>
 #include <linux/videodev2.h>
 #include <media/v4l2-common.h>
+#include <media/v4l2-ctrls.h>
 #include <media/v4l2-event.h>
 #include <media/v4l2-fh.h>
 #include <media/videobuf2-vmalloc.h>
@@ -409,6 +411,12 @@ static int vivpoll_log_status(struct file *file, void *priv)
 }
 
 /*
+ * A caller that does not ask for POLLIN waits for events alone: for a
+ * capture queue vb2_poll() then only adds the queue's wait queue (which
+ * epoll needs, should EPOLL_CTL_MOD ask for POLLIN later) and reports a
+ * pending event, neither of which needs the queue lock that
+ * vb2_fop_poll() takes. This is what poll_requested_events() is for.
+ *
  * What the caller asked for is only traced: the core logs it too, at
  * dev_debug 0x10 (V4L2_DEV_DEBUG_POLL). Nothing else on the hot path.
  */
@@ -416,8 +424,14 @@ static __poll_t vivpoll_poll(struct file *file, poll_table *wait)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
 	__poll_t req = poll_requested_events(wait);
-	__poll_t res = vb2_fop_poll(file, wait);
+	__poll_t res;
 
+	if (req & (EPOLLIN | EPOLLRDNORM)) {
+		res = vb2_fop_poll(file, wait);
+	} else {
+		poll_wait(file, &dev->queue.done_wq, wait);
+		res = v4l2_ctrl_poll(file, wait);
+	}
 	trace_vivpoll_poll(dev->inst, (__force u32)req, (__force u32)res);
 	return res;
 }
