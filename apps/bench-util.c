@@ -56,9 +56,44 @@ double bench_ticks_ms(uint64_t ticks)
 	return ticks * 1000.0 / hz;
 }
 
+int bench_tasks_read(struct bench_tasks *t)
+{
+	struct dirent *de;
+	DIR *d;
+
+	t->n = 0;
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && t->n < BENCH_MAX_TASKS) {
+		char path[300], *comm = t->comm[t->n];
+		pid_t pid;
+		ssize_t n;
+		int fd;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = (pid_t)atoi(de->d_name);
+		if (bench_task_cpu_ns(pid, &t->ns[t->n]))
+			continue;	/* gone */
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, comm, sizeof(t->comm[0]) - 1);
+		if (fd >= 0)
+			close(fd);
+		comm[n > 0 ? n : 0] = 0;
+		comm[strcspn(comm, "\n")] = 0;
+		t->pid[t->n++] = pid;
+	}
+	closedir(d);
+	return 0;
+}
+
 void bench_snap(struct bench_snap *s, pid_t task)
 {
 	memset(s, 0, sizeof(*s));
+	/* first: the other clocks are then read as close to t_ns as can be */
+	bench_tasks_read(&s->all);
 	if (task > 0)
 		bench_task_cpu_ns(task, &s->task_ns);
 	bench_cpu_read(&s->cpu);
@@ -79,6 +114,54 @@ void bench_json_cpu(struct bench_json *j, const struct bench_snap *a,
 	else
 		bj_null(j, "task_ms");
 	bj_num(j, "self_ms", (b->self_ns - a->self_ns) / 1e6);
+	bench_json_tasks(j, &a->all, &b->all, task);
+}
+
+/*
+ * The sum of every task's CPU time in the interval ("all_tasks_ms"), and
+ * the three that used most besides this process and @task ("others").
+ */
+void bench_json_tasks(struct bench_json *j, const struct bench_tasks *a,
+		      const struct bench_tasks *b, pid_t task)
+{
+	uint64_t sum = 0, top[3] = { 0 };
+	int itop[3] = { -1, -1, -1 }, i, k, m;
+	char others[256];
+	size_t used = 0;
+
+	if (!a->n || !b->n) {
+		bj_null(j, "all_tasks_ms");
+		return;
+	}
+	for (i = 0; i < b->n; i++) {
+		uint64_t d = b->ns[i];
+
+		for (k = 0; k < a->n; k++)
+			if (a->pid[k] == b->pid[i])
+				break;
+		if (k < a->n)
+			d = b->ns[i] >= a->ns[k] ? b->ns[i] - a->ns[k] : 0;
+		sum += d;
+		if (b->pid[i] == getpid() || b->pid[i] == task)
+			continue;
+		for (m = 0; m < 3; m++) {
+			if (d > top[m]) {
+				memmove(&top[m + 1], &top[m], (2 - m) * sizeof(top[0]));
+				memmove(&itop[m + 1], &itop[m], (2 - m) * sizeof(itop[0]));
+				top[m] = d;
+				itop[m] = i;
+				break;
+			}
+		}
+	}
+	others[0] = 0;
+	for (m = 0; m < 3 && itop[m] >= 0; m++)
+		used += snprintf(others + used, used < sizeof(others) ?
+				 sizeof(others) - used : 0, "%s%s %.2f ms",
+				 m ? ", " : "", b->comm[itop[m]], top[m] / 1e6);
+	bj_num(j, "all_tasks_ms", sum / 1e6);
+	bj_int(j, "all_tasks_n", b->n);
+	bj_str(j, "others", others);
 }
 
 pid_t bench_find_task(const char *comm)

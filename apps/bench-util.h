@@ -44,11 +44,28 @@ int bench_cpu_read(struct bench_cpu *c);
 double bench_ticks_ms(uint64_t ticks);
 
 /* A snapshot: time, whole-guest ticks, one task's and our own CPU time. */
+/*
+ * Every task's CPU clock (its scheduler runtime, exact, threads summed per
+ * process, kernel threads included), read from /proc: the whole guest's
+ * CPU time without the tick's sampling. Only the idle task (and interrupts
+ * taken while idle) is not in it.
+ */
+#define BENCH_MAX_TASKS 512
+struct bench_tasks {
+	int n;
+	pid_t pid[BENCH_MAX_TASKS];
+	uint64_t ns[BENCH_MAX_TASKS];
+	char comm[BENCH_MAX_TASKS][16];
+};
+
+int bench_tasks_read(struct bench_tasks *t);
+
 struct bench_snap {
 	uint64_t t_ns;
 	struct bench_cpu cpu;
 	uint64_t task_ns;	/* 0 if no task */
 	uint64_t self_ns;
+	struct bench_tasks all;
 };
 
 void bench_snap(struct bench_snap *s, pid_t task);
@@ -57,6 +74,8 @@ void bench_snap(struct bench_snap *s, pid_t task);
 struct bench_json;
 void bench_json_cpu(struct bench_json *j, const struct bench_snap *a,
 		    const struct bench_snap *b, pid_t task);
+void bench_json_tasks(struct bench_json *j, const struct bench_tasks *a,
+		      const struct bench_tasks *b, pid_t task);
 
 /* The pid of the task whose comm (15 characters at most) is comm, or 0. */
 pid_t bench_find_task(const char *comm);
