@@ -32,9 +32,11 @@ import time
 # cross-check's (every task's clock, the whole guest) may be, relative to
 # the verdict's: they count the same frames, and differ only by what other
 # tasks ran for them (kworkers, softirqs, RCU), which the named threads do
-# not include: 2% apart in the runs of 2026-12-05; 1 ms a frame of work
-# outside the named threads puts them 20% apart.
-CROSS_CHECK_BOUND = 0.10
+# not include, and by the idle window's rate that each subtracts. On
+# 2026-12-05 they were 0% to 10% apart in eight runs (10% with frames of
+# about 1 ms); 1 ms a frame of work outside the named threads, injected
+# into the raw results of a run, put them 20% apart.
+CROSS_CHECK_BOUND = 0.15
 
 TARGETS = {
     "frame_vs_vivid": 0.5,
