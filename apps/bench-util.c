@@ -56,6 +56,22 @@ double bench_ticks_ms(uint64_t ticks)
 	return ticks * 1000.0 / hz;
 }
 
+/* /proc/PID/comm into @buf (@len bytes, at least 1), "" if it cannot be read */
+static void read_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, len - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
 int bench_tasks_read(struct bench_tasks *t)
 {
 	struct dirent *de;
@@ -66,23 +82,14 @@ int bench_tasks_read(struct bench_tasks *t)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d)) && t->n < BENCH_MAX_TASKS) {
-		char path[300], *comm = t->comm[t->n];
 		pid_t pid;
-		ssize_t n;
-		int fd;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid = (pid_t)atoi(de->d_name);
 		if (bench_task_cpu_ns(pid, &t->ns[t->n]))
 			continue;	/* gone */
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		n = fd < 0 ? -1 : read(fd, comm, sizeof(t->comm[0]) - 1);
-		if (fd >= 0)
-			close(fd);
-		comm[n > 0 ? n : 0] = 0;
-		comm[strcspn(comm, "\n")] = 0;
+		read_comm(pid, t->comm[t->n], sizeof(t->comm[0]));
 		t->pid[t->n++] = pid;
 	}
 	closedir(d);
@@ -166,31 +173,19 @@ void bench_json_tasks(struct bench_json *j, const struct bench_tasks *a,
 
 pid_t bench_find_task(const char *comm)
 {
-	char path[300], buf[64];
 	struct dirent *de;
 	pid_t found = 0;
+	char buf[64];
 	DIR *d;
 
 	d = opendir("/proc");
 	if (!d)
 		return 0;
 	while (!found && (de = readdir(d))) {
-		ssize_t n;
-		int fd;
-
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = 0;
-		buf[strcspn(buf, "\n")] = 0;
-		if (!strncmp(buf, comm, 15))
+		read_comm((pid_t)atoi(de->d_name), buf, sizeof(buf));
+		if (*buf && !strncmp(buf, comm, 15))
 			found = (pid_t)atoi(de->d_name);
 	}
 	closedir(d);

@@ -43,7 +43,6 @@ struct bench_cpu {
 int bench_cpu_read(struct bench_cpu *c);
 double bench_ticks_ms(uint64_t ticks);
 
-/* A snapshot: time, whole-guest ticks, one task's and our own CPU time. */
 /*
  * Every task's CPU clock (its scheduler runtime, exact, threads summed per
  * process, kernel threads included), read from /proc: the whole guest's
@@ -60,6 +59,10 @@ struct bench_tasks {
 
 int bench_tasks_read(struct bench_tasks *t);
 
+/*
+ * A snapshot: time, whole-guest ticks, one task's and our own CPU time,
+ * every task's CPU time.
+ */
 struct bench_snap {
 	uint64_t t_ns;
 	struct bench_cpu cpu;

@@ -54,6 +54,7 @@ comply() {
 	echo "$tool -d $dev $* -C never" > "$o.what"
 	echo "$drift" > "$o.drift"
 	echo "$trace_file" > "$o.tracefile"
+	echo "$dev" > "$o.dev"
 	timeout "$tmo" "$tool" -d "$dev" "$@" -C never > "$o" 2>&1
 	echo $? > "$o.rc"
 }
@@ -153,8 +154,7 @@ trace_end() {
 drops_judged() {
 	tf=$(cat "$1.tracefile")
 	[ -s "$tf" ] || { echo "no trace" > "$1.judged"; return 1; }
-	dev=$(sed -n 's/.* -d \(\/dev\/[a-z0-9]*\) .*/\1/p' "$1.what")
-	minor=$(printf '%d' "0x$(stat -c %T "$dev")")
+	minor=$(printf '%d' "0x$(stat -c %T "$(cat "$1.dev")")")
 	grep -o 'got sequence number [0-9]*, expected [0-9]*' "$1" |
 		awk '{ print $4 + 0, $6 + 0 }' > "$1.gaps"
 	awk -v minor="$minor" -v gaps="$1.gaps" '
