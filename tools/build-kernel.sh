@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Build (or reuse) the guest kernel: extract linux-source-$KVER into the cache,
-# apply patches/series, configure from guest/kconfig, build bzImage + modules.
+# Build (or reuse) the guest kernel: extract linux-source-$KVER (lib.sh:
+# kernel_tarball) into the cache, apply patches/series, configure from
+# guest/kconfig, build bzImage + modules.
 # Prints the build directory on stdout. An unchanged cache key never rebuilds.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-tarball=/usr/src/linux-source-$KVER.tar.xz
+tarball=$(kernel_tarball)
 [ -f "$tarball" ] || die "$tarball missing: run 'make deps'"
 dir=$(kernel_dir)
 # a cache hit says nothing (make demo's terminal is for the demo)

@@ -47,7 +47,7 @@ if [ "$(cat "$dir/.vivpoll-built" 2> /dev/null)" != "$shash" ]; then
 	if [ ! -f "$dir/.vivpoll-base" ]; then
 		rm -rf "$dir" && mkdir -p "$dir"
 		stage "extracting and committing a pristine tree"
-		tar -xf "/usr/src/linux-source-$KVER.tar.xz" -C "$dir" --strip-components=1
+		tar -xf "$(kernel_tarball)" -C "$dir" --strip-components=1
 		# Debian's .gitignore ignores the whole top level: add with -f.
 		g init -q && g add -f -A . && g commit -q -m pristine
 		for p in $(patch_files); do

@@ -13,7 +13,8 @@ pkgs=(
 	chromium
 )
 # linux-source-6.12 is always wanted: its selftest harness (tests/88-*).
-[ "${KVER:-6.1}" = 6.1 ] || [ "${KVER:-6.1}" = 6.12 ] || pkgs+=("linux-source-$KVER")
+# Kernels Debian 12 does not ship (7.2) come from the archive's newest
+# suite through the project's own apt setup (tools/fetch-kernel.sh).
 missing=()
 for p in "${pkgs[@]}"; do
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -21,7 +22,10 @@ for p in "${pkgs[@]}"; do
 done
 # v4l2-compliance and v4l2-ctl 1.32 (cached once made): after the packages
 v4l_utils() { "$(dirname "$0")/build-v4l-utils.sh" > /dev/null; }
-[ ${#missing[@]} -eq 0 ] && { v4l_utils; exit 0; }
+kernel_source() {
+	case "${KVER:-6.1}" in 6.1|6.12) ;; *) KVER=${KVER:-6.1} "$(dirname "$0")/fetch-kernel.sh" > /dev/null ;; esac
+}
+[ ${#missing[@]} -eq 0 ] && { v4l_utils; kernel_source; exit 0; }
 echo "deps: installing ${missing[*]}" >&2
 [ "$(id -u)" = 0 ] || { echo "deps: need root for apt-get (missing: ${missing[*]})" >&2; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
@@ -34,3 +38,4 @@ if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${m
 fi
 rm -f "$log"
 v4l_utils
+kernel_source

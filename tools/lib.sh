@@ -54,11 +54,74 @@ patch_files() {
 	done < "$s"
 }
 
+# The project's own apt setup for Debian's newer suites, beside the
+# machine's, which it leaves as it is: the machine's Debian mirror (as apt
+# reads /etc/apt), the archive keyring (apt checks every Release file's
+# signature and every package's hash), lists and cache under
+# $VIVPOLL_CACHE/apt. The lists are refreshed when older than
+# VIVPOLL_APT_MAXAGE seconds (a day); a failed refresh keeps the old lists.
+# Sets APT, the options for apt-get and apt-cache.
+ARCHIVE_SUITES="unstable testing"
+archive_apt() {
+	local a=$VIVPOLL_CACHE/apt mirror s age
+	mkdir -p "$a/lists/partial" "$a/cache/archives/partial"
+	APT=(-qq -o Dir::Etc::SourceList="$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache"
+		-o Dir::State::status=/dev/null -o APT::Architectures::=amd64
+		-o APT::Sandbox::User=root)
+	exec 8> "$a/lock"
+	flock 8
+	age=$(($(date +%s) - $(stat -c %Y "$a/updated" 2>/dev/null || echo 0)))
+	if [ "$age" -gt "${VIVPOLL_APT_MAXAGE:-86400}" ]; then
+		# shellcheck disable=SC2016 # apt's own $(FIELD) placeholders
+		mirror=$(apt-get indextargets --format '$(REPO_URI) $(ORIGIN) $(LABEL)' |
+			awk '$2 == "Debian" && $3 == "Debian" { print $1; exit }')
+		[ -n "$mirror" ] || die "no Debian mirror in the machine's apt sources"
+		for s in $ARCHIVE_SUITES; do
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $s main"
+		done > "$a/sources.list"
+		if apt-get "${APT[@]}" update > "$a/update.log" 2>&1; then
+			touch "$a/updated"
+		elif [ -f "$a/updated" ]; then
+			say "apt: refreshing the lists of $ARCHIVE_SUITES failed, using those of $(date -r "$a/updated" '+%F %R'): $(tail -1 "$a/update.log")"
+		else
+			cat "$a/update.log" >&2
+			flock -u 8
+			return 1
+		fi
+	fi
+	flock -u 8
+}
+
+# archive_version PKG: "SUITE VERSION" of PKG in the newest suite that has
+# it (unstable, else testing), whatever revision that suite holds today;
+# nothing if none has it. Needs archive_apt.
+archive_version() {
+	local s v
+	for s in $ARCHIVE_SUITES; do
+		v=$(apt-cache "${APT[@]}" madison "$1" 2>/dev/null |
+			awk -F' *[|] *' -v s="$s" '$3 ~ (" " s "/main ") { print $2; exit }')
+		[ -z "$v" ] || { echo "$s $v"; return 0; }
+	done
+}
+
+# The source tarball of linux-source-$KVER: Debian 12's package for 6.1 and
+# 6.12 (make deps installs it), else the archive's newest suite's, fetched
+# once per version into $VIVPOLL_CACHE/src (tools/fetch-kernel.sh).
+kernel_tarball() {
+	case "$KVER" in
+	6.1|6.12) echo "/usr/src/linux-source-$KVER.tar.xz" ;;
+	*) "$TOP/tools/fetch-kernel.sh" ;;
+	esac
+}
+
 # Cache key: kernel source package, patches, fragments, the build recipe.
 kernel_key() {
-	local tarball=/usr/src/linux-source-$KVER.tar.xz
+	local tarball
+	tarball=$(kernel_tarball) || die "no linux-source-$KVER"
 	{
 		dpkg-query -W -f='${Version}\n' "linux-source-$KVER" 2>/dev/null || true
+		echo "${tarball##*/}"
 		stat -c '%s %Y' "$tarball"
 		patch_files | xargs -r cat
 		kconfig_fragments | xargs cat
@@ -89,7 +152,7 @@ pristine_tree() {
 	if [ ! -f "$d/Makefile" ]; then
 		rm -rf "$d.tmp"
 		mkdir -p "$d.tmp"
-		tar -xf "/usr/src/linux-source-$KVER.tar.xz" -C "$d.tmp" --strip-components=1
+		tar -xf "$(kernel_tarball)" -C "$d.tmp" --strip-components=1
 		rm -rf "$d"
 		mv "$d.tmp" "$d"
 	fi
