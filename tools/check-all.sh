@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make check-all: for every kernel (KVERS, default "6.1 6.12"): check-full on
-# the default config, check on the debug config (full tier), check-series;
+# the default config, check on the debug config (full tier), check-series,
+# the kernel without the knob (tools/check-noknob.sh);
 # one summary line per run and "N passed, N failed, N skipped" over all of them.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -31,6 +32,7 @@ for v in $kvers; do
 	run "check-full-$v" make -C "$TOP" check-full KVER="$v" KCONFIG=default
 	run "check-debug-$v" make -C "$TOP" check KVER="$v" KCONFIG=debug
 	run "check-series-$v" make -C "$TOP" check-series KVER="$v"
+	run "check-noknob-$v" env KVER="$v" tools/check-noknob.sh
 done
 printf '%s\n' "${summary[@]}"
 say "check-all: done in $(($(date +%s) - start))s; logs in $log"
