@@ -4,7 +4,8 @@
  * v6.1 sources (fs/select.c, fs/eventpoll.c, io_uring/poll.c, fs/aio.c,
  * drivers/media/common/videobuf2/) and from the definition of
  * fs.poll_legacy_null_table=1; where 6.12 differs (io_uring's wake-up key,
- * below), from the 6.12 sources. Nothing here is a snapshot of a run.
+ * below), from the 6.12 sources; 7.2 gives what 6.1 gives in every cell
+ * (io_uring's key included, below). Nothing here is a snapshot of a run.
  *
  * The one driver fact everything hangs on (vb2_core_poll(), vb2_fop_poll()):
  *
@@ -54,8 +55,11 @@
 /*
  * Since 6.12.118 (stable: "io_uring/poll: don't poll a writer for a read
  * side hangup"), io_poll_unmask() adds EPOLLRDHUP only when the request
- * asks for POLLIN, POLLRDNORM or POLLRDBAND. The kernels vivpoll supports
- * are 6.1 (without it) and 6.12 (with it, in Debian's 6.12.118).
+ * asks for POLLIN, POLLRDNORM or POLLRDBAND. Debian's 7.2.13 does not have
+ * it: its io_init_poll_iocb() adds IO_POLL_UNMASK, EPOLLRDHUP included, to
+ * every request, as 6.1's does.
+ * The kernels vivpoll supports are 6.1 and 7.2 (without it) and 6.12
+ * (with it, in Debian's 6.12.118).
  */
 static bool io_uring_rdhup_reads_only(void)
 {
@@ -64,7 +68,7 @@ static bool io_uring_rdhup_reads_only(void)
 
 	if (uname(&u) || sscanf(u.release, "%u.%u.%u", &a, &b, &c) != 3)
 		return false;
-	return a > 6 || (a == 6 && (b > 12 || (b == 12 && c >= 118)));
+	return a == 6 && b == 12 && c >= 118;
 }
 
 static uint32_t req_bits(unsigned int req)

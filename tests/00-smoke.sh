@@ -1,5 +1,5 @@
 #!/bin/sh
-# Boot smoke test: the guest runs the patched kernel (6.1 or 6.12), the driver and the
+# Boot smoke test: the guest runs the patched kernel (6.1, 6.12 or 7.2), the driver and the
 # comparison modules load, /dev, debugfs and the host share are usable.
 n=0
 t() { # t DESCRIPTION COMMAND...
@@ -13,7 +13,8 @@ t() { # t DESCRIPTION COMMAND...
 }
 echo "TAP version 13"
 echo "1..11"
-t "kernel is 6.1 or 6.12 ($(uname -r))" sh -c 'uname -r | grep -Eq "^6\.(1|12)\."'
+t "kernel is 6.1, 6.12 or 7.2, the one whose modules the guest holds ($(uname -r))" \
+	sh -c 'uname -r | grep -Eq "^(6\.1|6\.12|7\.2)\." && [ -f "/lib/modules/$(uname -r)/modules.dep" ]'
 t "legacy poll switch exists and is off" sh -c '[ "$(cat /proc/sys/fs/poll_legacy_null_table)" = 0 ]'
 t "vivpoll is loaded" sh -c 'grep -q "^vivpoll " /proc/modules'
 t "vivid loads and unloads" sh -c 'modprobe vivid n_devs=1 && rmmod vivid'

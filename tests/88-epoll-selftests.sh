@@ -9,9 +9,10 @@
 # guest, results compared, every test with a limit long enough for TCG
 # (tests/Makefile). Short tier: each guest runs one setting
 # (VIVPOLL_EPOLL_MODES, set by tools/check.sh, which compares the two
-# guests' "# epoll result" lines test by test), with the build from the 6.12
-# tree's harness, which can leave out the three stress tests that take 75 s
-# of the 91 s under TCG (epoll59: 100000 wake-ups, epoll60: 8 spinning
+# guests' "# epoll result" lines test by test), with a build whose harness
+# can leave tests out (-T: the guest kernel tree's own on 6.12 and 7.2,
+# 6.12's on 6.1, whose harness has no options: tools/lib.sh selftests_tree),
+# without the three stress tests that take 75 s of the 91 s under TCG (epoll59: 100000 wake-ups, epoll60: 8 spinning
 # waiters, epoll61: 1000 x 10.9 ms). There, the tests that wait out a
 # timeout by design (about 1.1 s each, 9 of the 13 s) run in a second
 # harness process beside the others: together they are every test.
@@ -101,8 +102,8 @@ for m in $modes; do
 	# five runs, a second apart, while the other guest ran
 	# v4l2-compliance). Its first result is kept: one that passes only on
 	# a rerun is a flake (FLAKY, with the run that passed), not a pass;
-	# one that fails every time fails. The 6.12 build can pick one test
-	# (-t), the 6.1 one cannot.
+	# one that fails every time fails. The -filter build can pick one
+	# test (-t); 6.1's own cannot.
 	: > "/tmp/epoll.$m.rerun"
 	for name in $(awk '$2 == "fail" { print $1 }' "/tmp/epoll.$m.res"); do
 		case " $tcg_racy " in *" $name "*) ;; *) continue ;; esac

@@ -32,7 +32,7 @@ if [ -f drivers/vivpoll/Kbuild ]; then
 		echo "$KDIR" > "$stamp"
 	fi
 fi
-st=$(selftests_tree)
+st=$(selftests_tree "$KDIR")
 for d in apps tests; do
 	if [ -f "$d/Makefile" ]; then
 		# a line only when there is something to build

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Pack the guest: busybox, v4l-utils 1.22.1 with their libraries, 1.32 in
-# /opt, kernel modules, vivpoll's module, apps and tests, and guest/init.
+# Pack the guest: busybox, v4l-utils 1.22.1 with their libraries, the
+# archive's newest (>= 1.32) in /opt, kernel modules, vivpoll's module, apps
+# and tests, and guest/init.
 # Takes about three seconds; skipped when nothing it packs changed.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -9,15 +10,30 @@ KDIR=$1
 root=$BUILD/initramfs
 krel=$(cat "$KDIR/include/config/kernel.release")
 cpio=$BUILD/initramfs.cpio
-# v4l2-compliance and v4l2-ctl 1.32 with their own libraries and loader
-# (tools/build-v4l-utils.sh), at /opt/v4l-utils-1.32 beside the default 1.22.1.
-v4l=$("$(dirname "$0")/build-v4l-utils.sh")
+# v4l2-compliance and v4l2-ctl of the newest v4l-utils (>= 1.32) of Debian's
+# archive with their own libraries and loader (tools/build-v4l-utils.sh), at
+# /opt/v4l-utils beside the default 1.22.1. When the archive cannot give
+# one, the guest gets /opt/v4l-utils.none instead, the reason in one line,
+# and the tests that need them SKIP with it.
+err=$(mktemp)
+set +e
+v4l=$("$(dirname "$0")/build-v4l-utils.sh" 2> "$err")
+rc=$?
+set -e
+cat "$err" >&2
+v4l_none=
+case "$rc" in
+0) ;;
+3) v4l_none=$(sed -n 's/^v4l-utils: none: //p' "$err" | tail -1) ;;
+*) rm -f "$err"; die "tools/build-v4l-utils.sh failed (status $rc)" ;;
+esac
+rm -f "$err"
 
 # Every file packed below (the libraries: those the last pack found), by
 # name, size and time: an unchanged key keeps the packed initramfs.
 pack_key() {
 	{
-	echo "$KDIR $v4l"
+	echo "$KDIR $v4l $v4l_none"
 	stat -c '%n %s %Y' "$0" "$(dirname "$0")/lib.sh" /bin/busybox /usr/lib/udev/v4l_id \
 		/usr/bin/v4l2-ctl /usr/bin/v4l2-compliance "$TOP"/guest/* \
 		"$KDIR/Module.symvers" "$KDIR/modules.order" "$TOP"/tests/compliance-drift-*.txt \
@@ -65,8 +81,12 @@ for f in "$BUILD"/apps/vivpoll-*; do
 	[ -x "$f" ] && bins+=("$f")
 done
 cp "${bins[@]}" "$root/usr/bin/"
-mkdir -p "$root/opt/v4l-utils-1.32"
-cp -a "$v4l"/bin "$v4l"/libexec "$v4l"/lib "$root/opt/v4l-utils-1.32/"
+if [ -n "$v4l" ]; then
+	mkdir -p "$root/opt/v4l-utils"
+	cp -a "$v4l"/bin "$v4l"/libexec "$v4l"/lib "$v4l"/versions "$root/opt/v4l-utils/"
+else
+	echo "${v4l_none:-tools/build-v4l-utils.sh gave no reason}" > "$root/opt/v4l-utils.none"
+fi
 if [ -d "$BUILD/tests" ]; then
 	find "$BUILD/tests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$root/vivpoll/tests/" \;
 fi

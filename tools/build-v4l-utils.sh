@@ -1,28 +1,42 @@
 #!/usr/bin/env bash
-# v4l2-compliance and v4l2-ctl 1.32.0, the newest release (Debian 12 has
-# 1.22.1), for the guest's /opt/v4l-utils-1.32: Debian's own build,
-# v4l-utils 1.32.0-5 of the archive's unstable suite, with the libraries
-# it loads from the same suite. Fetched with apt through a setup of our own
-# (sources list, lists, cache), from the Debian mirror /etc/apt names; the
-# machine's apt setup is left as it is. Not built from source: the archive
-# as reached here answers 404 for v4l-utils' source files (1.32.0-5's .dsc,
-# .orig.tar.xz and .debian.tar.xz, bookworm's 1.22.1 tarballs too), so
-# apt-get source fails, though it serves other source packages.
+# v4l2-compliance and v4l2-ctl of the newest v4l-utils Debian's archive
+# holds (at least 1.32; Debian 12 has 1.22.1), for the guest's
+# /opt/v4l-utils: Debian's own build, from the newest suite that has it
+# (unstable, else testing), whatever revision it holds that day, with the
+# libraries it loads from the archive too. Fetched with apt through the
+# project's own setup (tools/lib.sh: archive_apt; the machine's apt setup is
+# left as it is). Not built from source: the archive as reached here answers
+# 404 for v4l-utils' source files (1.32.0-5's .dsc, .orig.tar.xz and
+# .debian.tar.xz, bookworm's 1.22.1 tarballs too), so apt-get source fails,
+# though it serves other source packages.
 #
 # Layout as tools/build-clients.sh: bin/ wrappers (run the program through
 # the bundle's own loader and libraries: unstable's libc is newer than the
-# guest's), libexec/ the programs as Debian ships them, lib/ what they load.
+# guest's), libexec/ the programs as Debian ships them, lib/ what they load,
+# versions the packages it was made of, one a line.
 # Made once per version and recipe ($VIVPOLL_CACHE/v4l-utils-VERSION-<key>);
-# prints its path.
+# prints its path, and "v4l-utils VERSION from Debian SUITE" when it makes one.
+#
+# When the archive cannot give one (it cannot be reached, VIVPOLL_ARCHIVE=off,
+# no suite holds v4l-utils >= 1.32, a download fails), prints nothing on
+# stdout, the reason on stderr ("v4l-utils: none: REASON", one line) and
+# exits 3: the guest is packed without it, and the tests that need it SKIP
+# with that reason (tools/build-initramfs.sh, tests/50-compliance.sh).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-ver=1.32.0-5
-suite=unstable
+min=1.32
 progs=(v4l2-compliance v4l2-ctl)
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+none() { say "v4l-utils: none: $*"; exit 3; }
 
-key=$( { echo "$ver $suite"; cat "$0"; } | sha256sum | cut -c1-12)
+archive_apt || none "$ARCHIVE_WHY"
+read -r suite ver < <(archive_version v4l-utils) ||
+	none "v4l-utils is in none of Debian's $ARCHIVE_SUITES"
+dpkg --compare-versions "$ver" ge "$min" ||
+	none "Debian $suite holds v4l-utils $ver, older than $min"
+up=${ver#*:} up=${up%-*}	# upstream version: what the programs say
+
+key=$(sha256sum < "$0" | cut -c1-12)
 dir=$VIVPOLL_CACHE/v4l-utils-$ver-$key
 if [ -f "$dir/versions" ]; then
 	echo "$dir"
@@ -36,30 +50,19 @@ t0=$(date +%s)
 tmp=$dir.tmp
 rm -rf "$tmp"
 trap 'rm -rf "$tmp"' EXIT	# a failed fetch leaves nothing behind
-mkdir -p "$tmp"/{apt/lists/partial,apt/cache/archives/partial,debs,root,bin,libexec,lib}
+mkdir -p "$tmp"/{apt,debs,root,bin,libexec,lib}
 
-# The machine's Debian mirror (not its security one), as apt reads /etc/apt.
-# shellcheck disable=SC2016 # apt's own $(FIELD) placeholders
-mirror=$(apt-get indextargets --format '$(REPO_URI) $(ORIGIN) $(LABEL)' |
-	awk '$2 == "Debian" && $3 == "Debian" { print $1; exit }')
-[ -n "$mirror" ] || die "no Debian mirror in the machine's apt sources"
-echo "deb [signed-by=$keyring] $mirror $suite main" > "$tmp/apt/sources.list"
-apt=(-qq -o Dir::Etc::SourceList="$tmp/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-	-o Dir::State::Lists="$tmp/apt/lists" -o Dir::Cache="$tmp/apt/cache"
-	-o Dir::State::status=/dev/null -o APT::Architectures::=amd64 -o APT::Sandbox::User=root)
-apt-get "${apt[@]}" update > "$tmp/apt/log" 2>&1 || { cat "$tmp/apt/log" >&2; die "apt-get update of $suite failed"; }
-have=$(apt-cache "${apt[@]}" show "v4l-utils=$ver" 2>/dev/null | sed -n 's/^Version: //p')
-[ "$have" = "$ver" ] || die "v4l-utils $ver is no longer in $suite ($(apt-cache "${apt[@]}" policy v4l-utils | sed -n 's/ *Candidate: //p') is): update ver in $0"
-# The packages and what they depend on, at the suite's versions.
-apt-cache "${apt[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts \
-	--no-breaks --no-replaces --no-enhances v4l-utils | grep -v '^[ <]' | sort -u > "$tmp/apt/pkgs"
+# The packages and what they depend on, at the archive's versions.
+apt-cache "${APT[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts \
+	--no-breaks --no-replaces --no-enhances "v4l-utils=$ver" | grep -v '^[ <]' |
+	sed "s/^v4l-utils\$/v4l-utils=$ver/" | sort -u > "$tmp/apt/pkgs"
 mapfile -t pkgs < "$tmp/apt/pkgs"
-(cd "$tmp/debs" && apt-get "${apt[@]}" download "${pkgs[@]}") > "$tmp/apt/log" 2>&1 ||
-	{ cat "$tmp/apt/log" >&2; die "apt-get download failed"; }
+(cd "$tmp/debs" && apt-get "${APT[@]}" download "${pkgs[@]}") > "$tmp/apt/log" 2>&1 ||
+	none "apt-get download of v4l-utils $ver and its libraries failed: $(grep -E '^(E|W|Err):' "$tmp/apt/log" | tail -1)"
 for d in "$tmp"/debs/*.deb; do
 	dpkg-deb -x "$d" "$tmp/root"
 done
-grep -q "^Version: $ver\$" <(dpkg-deb -f "$tmp"/debs/v4l-utils_*.deb) || die "fetched v4l-utils is not $ver"
+grep -qx "Version: $ver" <(dpkg-deb -f "$tmp"/debs/v4l-utils_*.deb) || die "fetched v4l-utils is not $ver"
 
 libdir=$tmp/root/usr/lib/x86_64-linux-gnu
 ld=$libdir/ld-linux-x86-64.so.2
@@ -77,7 +80,7 @@ for p in "${progs[@]}"; do
 	printf '#!/bin/sh\nb=${0%%/bin/*}\nexec "$b/lib/ld-linux-x86-64.so.2" --library-path "$b/lib" --argv0 "$0" "$b/libexec/%s" "$@"\n' \
 		"$p" > "$tmp/bin/$p"
 	chmod 755 "$tmp/bin/$p"
-	"$tmp/bin/$p" --version | grep -q "^$p ${ver%-*}" || die "$p --version does not say ${ver%-*}"
+	"$tmp/bin/$p" --version | grep -q "^$p $up\\b" || die "$p --version does not say $up: $("$tmp/bin/$p" --version | head -1)"
 done
 for d in "$tmp"/debs/*.deb; do
 	dpkg-deb -f "$d" Package Version | paste -sd' '
@@ -86,5 +89,5 @@ rm -rf "$tmp/apt" "$tmp/debs" "$tmp/root"
 mv "$tmp/versions.tmp" "$tmp/versions"
 rm -rf "$dir"
 mv "$tmp" "$dir"
-say "v4l-utils: $dir ($(du -sh "$dir" | cut -f1), $(($(date +%s) - t0))s)"
+say "v4l-utils: $ver from Debian $suite: $dir ($(du -sh "$dir" | cut -f1), $(($(date +%s) - t0))s)"
 echo "$dir"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# make check-all: for every kernel (KVERS, default "6.1 6.12"): check-full on
-# the default config, check on the debug config (full tier), check-series,
+# make check-all: for every kernel (KVERS, default "6.1 6.12 7.2"): check-full
+# on the default config, check on the debug config (full tier), check-series,
 # the kernel without the knob (tools/check-noknob.sh);
 # one summary line per run and "N passed, N failed, N skipped" over all of them.
 set -u
 . "$(dirname "$0")/lib.sh"
 
-kvers=${KVERS:-6.1 6.12}
+kvers=${KVERS:-6.1 6.12 7.2}
 log=$TOP/build/check-all
 rm -rf "$log" && mkdir -p "$log"
 start=$(date +%s)

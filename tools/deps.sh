@@ -20,8 +20,10 @@ for p in "${pkgs[@]}"; do
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	[ "$s" = "install ok installed" ] || missing+=("$p")
 done
-# v4l2-compliance and v4l2-ctl 1.32 (cached once made): after the packages
-v4l_utils() { "$(dirname "$0")/build-v4l-utils.sh" > /dev/null; }
+# v4l2-compliance and v4l2-ctl >= 1.32 (cached once made): after the
+# packages. When the archive cannot give them (status 3, the reason said),
+# everything else goes on and the tests that need them SKIP.
+v4l_utils() { "$(dirname "$0")/build-v4l-utils.sh" > /dev/null || [ $? = 3 ]; }
 kernel_source() {
 	case "${KVER:-6.1}" in 6.1|6.12) ;; *) KVER=${KVER:-6.1} "$(dirname "$0")/fetch-kernel.sh" > /dev/null ;; esac
 }

@@ -6,7 +6,8 @@
 # setup is left as it is). Extracted once per version into
 # $VIVPOLL_CACHE/src/linux-source-KVER_VERSION.tar.xz; prints its path.
 # The revision is said once, when it is fetched. Without the archive (no
-# network), the newest tarball fetched before is used, and said so.
+# network, VIVPOLL_ARCHIVE=off), the newest tarball fetched before is used,
+# and said so.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -16,8 +17,8 @@ mkdir -p "$src"
 newest_cached() { ls -t "$src/${pkg}_"*.tar.xz 2>/dev/null | head -1; }
 if ! archive_apt; then
 	t=$(newest_cached)
-	[ -n "$t" ] || die "$pkg: Debian's archive cannot be reached and nothing is cached"
-	say "kernel: $pkg: the archive cannot be reached; using ${t##*/}"
+	[ -n "$t" ] || die "$pkg: $ARCHIVE_WHY, and no $pkg was fetched before"
+	say "kernel: $pkg: $ARCHIVE_WHY; using ${t##*/}, fetched before"
 	echo "$t"
 	exit 0
 fi
