@@ -45,7 +45,46 @@ base=$(g rev-parse HEAD)
 # Patch 1: the driver, its Kconfig and Makefile, MAINTAINERS.
 d=$work/drivers/media/test-drivers/vivpoll
 mkdir -p "$d"
-find "$src" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' -exec cp {} "$d/" \;
+# The sources are written against the newest kernel's API; vivpoll-compat.h
+# adapts them out of tree only (Kbuild's out-of-tree block includes it).
+find "$src" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' ! -name vivpoll-compat.h -exec cp {} "$d/" \;
+# An older tree gets the driver as written for its own API: what
+# vivpoll-compat.h does there, written into the source, no version check.
+python3 - "$d" "$pristine" <<'PY' || die "the sources changed where an older tree's API differs: update tools/make-series.sh and vivpoll-compat.h"
+import re, sys
+d, tree = sys.argv[1], sys.argv[2]
+mk = open(tree + "/Makefile").read()
+ver = tuple(int(re.search(r"^%s = (\d+)$" % k, mk, re.M).group(1))
+            for k in ("VERSION", "PATCHLEVEL"))
+
+def edit(name, old, new):
+    p = "%s/%s" % (d, name)
+    s = open(p).read()
+    if s.count(old) != 1:
+        sys.exit("%s: %r" % (name, old))
+    open(p, "w").write(s.replace(old, new))
+
+if "#define kzalloc_obj(" not in open(tree + "/include/linux/slab.h").read():
+    edit("vivpoll-core.c", "kzalloc_obj(*dev);", "kzalloc(sizeof(*dev), GFP_KERNEL);")
+if ver < (6, 13):
+    edit("vivpoll-kunit.c", 'MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");',
+         "MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);")
+    edit("vivpoll-vid-cap.c", "\t.stop_streaming = vivpoll_stop_streaming,\n};",
+         "\t.stop_streaming = vivpoll_stop_streaming,\n"
+         "\t.wait_prepare = vb2_ops_wait_prepare,\n"
+         "\t.wait_finish = vb2_ops_wait_finish,\n};")
+vb2 = open(tree + "/drivers/media/common/videobuf2/videobuf2-v4l2.c").read()
+if "if (vdev->queue && vdev->queue->owner) {" in vb2:
+    edit("vivpoll-core.c", "\tvb2_video_unregister_device(&dev->vdev);\n",
+         "\tvb2_video_unregister_device(&dev->vdev);\n"
+         "\t/* here it leaves a queue without an owner (read()'s may be) */\n"
+         "\tmutex_lock(&dev->mutex);\n"
+         "\tvb2_queue_release(&dev->queue);\n"
+         "\tdev->queue.owner = NULL;\n"
+         "\tmutex_unlock(&dev->mutex);\n")
+if ver < (6, 11):
+    edit("vivpoll-core.c", "\t.remove = vivpoll_remove,", "\t.remove_new = vivpoll_remove,")
+PY
 # The module's author is whoever signs the series.
 python3 - "$d/vivpoll-core.c" "$ident" <<'PY' || die "no MODULE_AUTHOR line in vivpoll-core.c to sign"
 import re, sys

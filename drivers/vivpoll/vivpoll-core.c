@@ -111,7 +111,7 @@ static int vivpoll_probe(struct platform_device *pdev)
 	struct video_device *vdev;
 	int ret;
 
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	dev = kzalloc_obj(*dev);
 	if (!dev)
 		return -ENOMEM;
 
@@ -179,16 +179,13 @@ put_dev:
 /*
  * Unbind: from here on the video node is gone for new opens and every
  * ioctl on an open file fails with ENODEV. vb2_video_unregister_device()
- * stops streaming, which wakes up a blocked VIDIOC_DQBUF, and frees the
- * buffers; video_unregister_device() wakes up event waiters, and a poll()
- * then returns EPOLLERR | EPOLLHUP | EPOLLPRI. The structure lives on until
- * the last file handle is closed.
- *
- * vb2_video_unregister_device() only stops a queue that has an owner. The
- * read() emulator makes its file the owner when vb2_read() returns, and a
- * blocking read() waits for its first frame with the queue lock released:
- * the engine it started has no owner yet. So stop the queue here too,
- * under its lock; vivpoll_start_streaming() refuses from now on.
+ * unregisters the node, which wakes up event waiters (a poll() then returns
+ * EPOLLERR | EPOLLHUP | EPOLLPRI), then stops streaming under the queue
+ * lock, whoever owns the queue (the read() emulator's may have no owner
+ * yet: a blocking read() waits for its first frame with the lock released),
+ * which wakes up a blocked VIDIOC_DQBUF, and frees the buffers; after it,
+ * vivpoll_start_streaming() refuses the unregistered node. The structure
+ * lives on until the last file handle is closed.
  */
 static void vivpoll_remove(struct platform_device *pdev)
 {
@@ -197,16 +194,12 @@ static void vivpoll_remove(struct platform_device *pdev)
 	v4l2_info(&dev->v4l2_dev, "unregistering %s\n",
 		  video_device_node_name(&dev->vdev));
 	vb2_video_unregister_device(&dev->vdev);
-	mutex_lock(&dev->mutex);
-	vb2_queue_release(&dev->queue);
-	dev->queue.owner = NULL;
-	mutex_unlock(&dev->mutex);
 	v4l2_device_put(&dev->v4l2_dev);
 }
 
 static struct platform_driver vivpoll_pdrv = {
 	.probe = vivpoll_probe,
-	.remove_new = vivpoll_remove,
+	.remove = vivpoll_remove,
 	.driver = {
 		.name = VIVPOLL_NAME,
 		/* vivpoll_init() sees whether a device probed */

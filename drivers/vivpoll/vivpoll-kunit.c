@@ -286,5 +286,5 @@ static struct kunit_suite vivpoll_test_suite = {
 kunit_test_suite(vivpoll_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the vivpoll driver helpers");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 MODULE_LICENSE("GPL");

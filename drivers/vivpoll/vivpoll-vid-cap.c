@@ -93,8 +93,9 @@ static void vivpoll_buf_queue(struct vb2_buffer *vb)
  * v4l2_poll() and v4l2_read() check that the node is registered before
  * vb2_fop_poll() and vb2_fop_read() take the queue lock: a call blocked on
  * the lock while vivpoll_remove() runs gets here after the unregistration.
- * The queue lock is held, and vivpoll_remove() takes it after the node is
- * unregistered: an engine started before is stopped there, none after.
+ * The queue lock is held, and vb2_video_unregister_device() takes it after
+ * the node is unregistered: an engine started before is stopped there, none
+ * after.
  */
 static int vivpoll_start_streaming(struct vb2_queue *vq, unsigned int count)
 {
@@ -122,8 +123,6 @@ static const struct vb2_ops vivpoll_qops = {
 	.buf_queue = vivpoll_buf_queue,
 	.start_streaming = vivpoll_start_streaming,
 	.stop_streaming = vivpoll_stop_streaming,
-	.wait_prepare = vb2_ops_wait_prepare,
-	.wait_finish = vb2_ops_wait_finish,
 };
 
 /* Formats */

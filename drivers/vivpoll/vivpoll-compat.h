@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a kernel older than the driver's API needs, out of tree only
+ *
+ * vivpoll is written against the API of Linux 7.2. Kbuild's out-of-tree
+ * block includes this header ahead of every source file; the in-tree
+ * series (make series) never carries it: for an older tree it carries the
+ * driver as written for that tree's API instead (tools/make-series.sh
+ * makes the same changes there). Each shim gives an older kernel what the
+ * driver expects of a newer one, and a newer kernel nothing.
+ */
+
+#ifndef _VIVPOLL_COMPAT_H_
+#define _VIVPOLL_COMPAT_H_
+
+#include <linux/slab.h>
+#include <linux/version.h>
+
+/* a kernel without the typed allocators (6.1; 6.12.y has them) */
+#ifndef kzalloc_obj
+#define kzalloc_obj(p)	kzalloc(sizeof(p), GFP_KERNEL)
+#endif
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#include <linux/module.h>
+#include <media/v4l2-dev.h>
+#include <media/videobuf2-v4l2.h>
+
+/* 6.13 made a symbol namespace a string */
+#undef MODULE_IMPORT_NS
+#define MODULE_IMPORT_NS(ns)	MODULE_INFO(import_ns, ns)
+
+/*
+ * Since 6.13, vb2 releases q->lock itself while a blocking VIDIOC_DQBUF or
+ * read() waits for a buffer (7.0 removed the ops that did it before).
+ * Before, only the wait_prepare and wait_finish ops released it: give the
+ * queue a copy of the driver's ops with them (one queue ops table per
+ * driver, so one copy).
+ */
+static inline int vivpoll_compat_vb2_queue_init(struct vb2_queue *q)
+{
+	static struct vb2_ops ops;
+
+	ops = *q->ops;
+	ops.wait_prepare = vb2_ops_wait_prepare;
+	ops.wait_finish = vb2_ops_wait_finish;
+	q->ops = &ops;
+	return vb2_queue_init(q);
+}
+
+#define vb2_queue_init vivpoll_compat_vb2_queue_init
+
+/*
+ * vb2_video_unregister_device() stops streaming and frees the buffers
+ * whoever owns the queue; 6.1's only did for a queue with an owner (6.12.y
+ * does). The read() emulator makes its file the owner when vb2_read()
+ * returns, and a blocking read() waits for its first frame with the queue
+ * lock released: the engine it started has no owner yet. So stop the
+ * queue here too, under its lock, after the node is unregistered: the
+ * driver's start_streaming refuses an unregistered node. Where vb2 did it
+ * already, the queue is released twice, which changes nothing.
+ */
+static inline void
+vivpoll_compat_vb2_video_unregister_device(struct video_device *vdev)
+{
+	vb2_video_unregister_device(vdev);
+	mutex_lock(vdev->queue->lock);
+	vb2_queue_release(vdev->queue);
+	vdev->queue->owner = NULL;
+	mutex_unlock(vdev->queue->lock);
+}
+
+#define vb2_video_unregister_device vivpoll_compat_vb2_video_unregister_device
+#endif
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+#include <linux/platform_device.h>
+
+/*
+ * Until 6.11 a platform driver's .remove returned int, and a void one was
+ * .remove_new. The platform_driver structure is defined above: the name
+ * from here on is the driver's .remove; a member of that name in a
+ * structure defined later (i2c, spi, acpi drivers) is renamed alike in
+ * the structure and in its every use, which changes nothing.
+ */
+#define remove remove_new
+#endif
+
+#endif
