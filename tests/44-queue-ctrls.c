@@ -14,8 +14,8 @@
  *   the control reads;
  * - the driver's controls are in a class of their own (a ctrl_class
  *   control), and no module parameter is writable.
- * - while it streams, the engine thread's name is vivpoll-<inst>-cap, whole
- *   (within TASK_COMM_LEN).
+ * - while it streams, the engine thread's name fits TASK_COMM_LEN: its
+ *   task comm (ps, trace events) is its whole name.
  *
  * The controls are found by name, so that the test says what is wrong
  * whatever IDs the driver uses.
@@ -243,15 +243,17 @@ static void test_class(const char *path)
 }
 
 /*
- * The engine thread of vivpoll-<inst>, while it streams, by its name in
- * /proc: the whole name, which the kernel would cut to TASK_COMM_LEN - 1
- * (15) characters ("vivpoll-0-engine" was "vivpoll-0-engin").
+ * The engine thread of vivpoll-<inst>, while it streams: /proc/PID/comm
+ * gives a kernel thread's whole name, /proc/PID/stat its task->comm, cut
+ * to TASK_COMM_LEN - 1 (15) characters, which ps, top and every trace
+ * event show: the two must be the same name ("vivpoll-0-engine" was
+ * "vivpoll-0-engin" there).
  */
 static void test_thread_name(const struct vt_dev *d)
 {
 	int fd = vp_open(d->path, O_RDWR | O_NONBLOCK);
-	char want[32], prefix[32], found[256] = "";
-	int type = CAP, nb, k, n = 0;
+	char prefix[32], found[256] = "";
+	int type = CAP, nb, k, n = 0, whole = 0;
 	size_t used = 0;
 	struct dirent *e;
 	DIR *proc;
@@ -259,7 +261,6 @@ static void test_thread_name(const struct vt_dev *d)
 	if (!vt_ok(fd >= 0, "open the device for its engine thread", "%s",
 		   strerror(-fd)))
 		return;
-	snprintf(want, sizeof(want), "vivpoll-%d-cap", d->inst);
 	snprintf(prefix, sizeof(prefix), "vivpoll-%d-", d->inst);
 	vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
 	nb = vt_reqbufs(fd, 2);
@@ -272,7 +273,7 @@ static void test_thread_name(const struct vt_dev *d)
 	}
 	proc = nb > 0 && !ioctl(fd, VIDIOC_STREAMON, &type) ? opendir("/proc") : NULL;
 	while (proc && (e = readdir(proc))) {
-		char path[300], comm[32];
+		char path[300], comm[64], stat[256], *l, *r;
 
 		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
 		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
@@ -281,19 +282,29 @@ static void test_thread_name(const struct vt_dev *d)
 		comm[strcspn(comm, "\n")] = 0;
 		if (strncmp(comm, prefix, strlen(prefix)))
 			continue;
-		n += !strcmp(comm, want);
+		n++;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		stat[0] = 0;
+		vt_read_file(path, stat, sizeof(stat));
+		l = strchr(stat, '(');
+		r = strrchr(stat, ')');
+		if (l && r > l) {
+			*r = 0;
+			whole += !strcmp(l + 1, comm);
+		}
 		if (used < sizeof(found))
 			used += snprintf(found + used, sizeof(found) - used,
-					 "%s ", comm);
+					 "%s (task comm %s) ", comm,
+					 l && r > l ? l + 1 : "?");
 	}
 	if (proc)
 		closedir(proc);
 	ioctl(fd, VIDIOC_STREAMOFF, &type);
 	vt_reqbufs(fd, 0);
 	close(fd);
-	vt_ok(n == 1, "while streaming, the engine thread is vivpoll-<inst>-cap, "
-	      "its whole name", "want one %s, found: %s", want,
-	      *found ? found : "none");
+	vt_ok(n == 1 && whole == 1, "while streaming, the one engine thread's "
+	      "name fits TASK_COMM_LEN (ps and trace events show it whole)",
+	      "found: %s", *found ? found : "none");
 }
 
 static void test_module_params(void)
