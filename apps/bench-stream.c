@@ -440,14 +440,14 @@ static void stop_stream(struct dev *d)
 }
 
 /*
- * The producer thread of the driver: vivpoll-N-engine (bus vivpoll.N),
+ * The producer thread of the driver: vivpoll-N-cap (bus vivpoll.N),
  * vivid-NNN-vid-cap (bus vivid-NNN)
  */
 static pid_t producer_task(const struct dev *d, const char *driver,
 			   char *comm, size_t len)
 {
 	if (strcmp(driver, "vivid"))
-		snprintf(comm, len, "vivpoll-%d-engine", d->inst);
+		snprintf(comm, len, "vivpoll-%d-cap", d->inst);
 	else
 		snprintf(comm, len, "%s-vid-cap", d->name);
 	if (strlen(comm) > 15)

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vivpoll-events: watch a vivpoll device for V4L2 events (control changes,
- * source changes, end of stream) the way an event-only client should:
+ * source changes) the way an event-only client should:
  * select() with the fd in exceptfds only. Prints every event; at exit
  * checks that the capture engine never ran meanwhile (the
  * VIVPOLL_CID_ENGINE_STARTS control did not move), because a client
  * that only waits for events must never start streaming.
  *
  * With --self-test it raises the events itself from a second fd (toggles
- * the Camera 2 signal, changes brightness, presses the EOS button) and checks
- * that each one arrives.
+ * the Camera 2 signal, changes brightness) and checks that each one
+ * arrives.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +45,6 @@ struct seen {
 	bool src_change;	/* V4L2_EVENT_SOURCE_CHANGE, input 1 */
 	bool ctrl_bright;	/* V4L2_EVENT_CTRL, brightness */
 	bool ctrl_cam2;		/* V4L2_EVENT_CTRL, Camera 2 signal */
-	bool eos;		/* V4L2_EVENT_EOS */
 };
 
 struct raiser {
@@ -67,7 +66,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: vivpoll-events [options]\n"
-"Watch a vivpoll device for control, source change and EOS events with\n"
+"Watch a vivpoll device for control and source change events with\n"
 "select() on exceptfds only; at exit check that the engine never ran.\n"
 "\n"
 "  -d, --device DEV    video device (path or number; default: first vivpoll)\n"
@@ -77,7 +76,7 @@ static void usage(FILE *f)
 "                      report engine starts (this watcher cannot tell who\n"
 "                      started it), do not fail on them\n"
 "      --self-test     raise the events from a second fd (Camera 2 signal toggle,\n"
-"                      brightness change, EOS button) and check they arrive\n"
+"                      brightness change) and check they arrive\n"
 "                      (default timeout %d s)\n"
 "  -q, --quiet         do not print the events\n"
 "  -h, --help          this text\n"
@@ -150,7 +149,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		o->timeout_ms = SELFTEST_TIMEOUT_MS;
 }
 
-/* Subscribe to every control, every input's source change, and EOS. */
+/* Subscribe to every control and every input's source change. */
 static int subscribe_all(int fd, bool quiet)
 {
 	struct v4l2_query_ext_ctrl q;
@@ -190,15 +189,9 @@ static int subscribe_all(int fd, bool quiet)
 		}
 		ninput++;
 	}
-	r = vp_subscribe(fd, V4L2_EVENT_EOS, 0, 0);
-	if (r) {
-		fprintf(stderr, "vivpoll-events: subscribe eos: %s\n",
-			strerror(-r));
-		return r;
-	}
 	if (!quiet)
-		printf("subscribed: %u controls, source change on %u inputs, "
-		       "eos\n", nctrl, ninput);
+		printf("subscribed: %u controls, source change on %u inputs\n",
+		       nctrl, ninput);
 	return 0;
 }
 
@@ -219,11 +212,6 @@ static void *raiser_main(void *arg)
 	v = r->bright_orig == r->bright.maximum ? r->bright.minimum :
 	    r->bright.maximum;
 	r->rc = vp_ctrl_set(r->fd, V4L2_CID_BRIGHTNESS, v);
-	if (r->rc)
-		return NULL;
-	vp_sleep_ms(100);
-	snprintf(r->what, sizeof(r->what), "press EOS button");
-	r->rc = vp_ctrl_set(r->fd, VIVPOLL_CID_RAISE_EOS, 1);
 	return NULL;
 }
 
@@ -240,15 +228,12 @@ static void note(struct seen *s, const struct v4l2_event *ev)
 		if (ev->id == VIVPOLL_CID_CAM2_SIGNAL)
 			s->ctrl_cam2 = true;
 		break;
-	case V4L2_EVENT_EOS:
-		s->eos = true;
-		break;
 	}
 }
 
 static bool all_seen(const struct seen *s)
 {
-	return s->src_change && s->ctrl_bright && s->ctrl_cam2 && s->eos;
+	return s->src_change && s->ctrl_bright && s->ctrl_cam2;
 }
 
 int main(int argc, char **argv)
@@ -389,10 +374,10 @@ int main(int argc, char **argv)
 	}
 	if (o.self_test) {
 		printf("self-test: source_change(input 1)=%s "
-		       "ctrl(brightness)=%s ctrl(cam2_signal)=%s eos=%s\n",
+		       "ctrl(brightness)=%s ctrl(cam2_signal)=%s\n",
 		       seen.src_change ? "yes" : "NO",
 		       seen.ctrl_bright ? "yes" : "NO",
-		       seen.ctrl_cam2 ? "yes" : "NO", seen.eos ? "yes" : "NO");
+		       seen.ctrl_cam2 ? "yes" : "NO");
 		if (!all_seen(&seen)) {
 			printf("FAIL: self-test events missing\n");
 			failed = true;

@@ -99,22 +99,6 @@ if want rate; then
 		run rate 1 stream --driver "$d" --size 640x480 --fourcc YUYV --fastest \
 			--buffers "$bufs" --duration "$rate_secs"
 	done
-	# vivpoll's Unthrottled control: the engine fills each buffer at once
-	node=
-	for v in /dev/video*; do
-		if v4l2-ctl -d "$v" -D 2> /dev/null | grep -q 'Driver name *: vivpoll'; then
-			node=$v
-			break
-		fi
-	done
-	if [ -n "$node" ] && v4l2-ctl -d "$node" -c unthrottled=1 2> /dev/null; then
-		run rate-unthrottled 1 stream --driver vivpoll --device "$node" --size 640x480 \
-			--fourcc YUYV --fastest --buffers "$bufs" --duration "$rate_secs"
-		v4l2-ctl -d "$node" -c unthrottled=0
-	else
-		say "vivpoll has no 'Unthrottled' control: unthrottled rate n/a"
-		echo '{"phase":"rate-unthrottled","round":1,"test":"stream","driver":"vivpoll","absent":true}' >> "$lines"
-	fi
 fi
 
 if want event; then

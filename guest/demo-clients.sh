@@ -18,7 +18,7 @@ ctrl() { v4l2-ctl -d "$dev" -C "$1" | awk '{ print $2 }'; }
 starts() { ctrl engine_starts; }
 mark() { echo "$1" > "$t/trace_marker"; }
 bright() { mark "raise: brightness $1"; v4l2-ctl -d "$dev" -c brightness="$1"; }
-events="vivpoll_poll vivpoll_engine_start vivpoll_engine_stop vivpoll_frame"
+events="vivpoll/vivpoll_poll vivpoll/vivpoll_engine_start vivpoll/vivpoll_engine_stop v4l2/vb2_v4l2_buf_done"
 mkdir -p "$out"
 rm -f "$out"/gst-*.png "$out"/ffmpeg-*.png
 exec 3>&1 > "$log" 2>&1
@@ -27,7 +27,7 @@ echo 0 > "$t/tracing_on"
 echo mono > "$t/trace_clock"
 echo > "$t/trace"
 for e in $events; do
-	echo 1 > "$t/events/vivpoll/$e/enable"
+	echo 1 > "$t/events/$e/enable"
 done
 echo 1 > "$t/tracing_on"
 mark "scene: the exceptfds-only watcher beside GStreamer, fs.poll_legacy_null_table=0"
@@ -59,7 +59,7 @@ wrc=0
 wait $wpid || wrc=$?
 echo 0 > "$t/tracing_on"
 for e in $events; do
-	echo 0 > "$t/events/vivpoll/$e/enable"
+	echo 0 > "$t/events/$e/enable"
 done
 cat "$t/trace" > "$dir/trace-clients.txt"
 echo "GStreamer exited $grc; engine_starts after: $(starts)"

@@ -94,21 +94,22 @@ step "$erc" "vivpoll-events --self-test: every event arrives, the engine never r
 
 # 3. The same watcher traced, switch off and on (out/timeline.png).
 # scene NAME SWITCH: the watcher waits 2.5 s; brightness changes at 0.6 and
-# 1.4 s; the vivpoll tracepoints record each poll call, engine start, stop
-# and frame, with CLOCK_MONOTONIC time stamps.
+# 1.4 s; the vivpoll tracepoints record each poll call, engine start and
+# stop, vb2's each buffer done, with CLOCK_MONOTONIC time stamps.
+events="vivpoll/vivpoll_poll vivpoll/vivpoll_engine_start vivpoll/vivpoll_engine_stop v4l2/vb2_v4l2_buf_done"
 trace_on() {
 	echo 0 > "$t/tracing_on"
 	echo mono > "$t/trace_clock"
 	echo > "$t/trace"
-	for e in vivpoll_poll vivpoll_engine_start vivpoll_engine_stop vivpoll_frame; do
-		echo 1 > "$t/events/vivpoll/$e/enable"
+	for e in $events; do
+		echo 1 > "$t/events/$e/enable"
 	done
 	echo 1 > "$t/tracing_on"
 }
 trace_off() {
 	echo 0 > "$t/tracing_on"
-	for e in vivpoll_poll vivpoll_engine_start vivpoll_engine_stop vivpoll_frame; do
-		echo 0 > "$t/events/vivpoll/$e/enable"
+	for e in $events; do
+		echo 0 > "$t/events/$e/enable"
 	done
 	cat "$t/trace" > "$1"
 }
@@ -139,7 +140,7 @@ scene() {
 				sw ? "on:" : "off:", n, ms, s ? "started " s " time(s), by " by : "never started" }' "$out/trace-$1.txt"
 	return $rc
 }
-section "that watcher traced (tracepoints vivpoll_poll, _engine_start/_stop, _frame)"
+section "that watcher traced (tracepoints vivpoll_poll, _engine_start/_stop, vb2_v4l2_buf_done)"
 src=0
 scene off 0 || src=$?
 step "$src" "traced scene: exceptfds-only watcher, switch off"

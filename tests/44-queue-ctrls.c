@@ -10,14 +10,12 @@
  * - VIDIOC_CREATE_BUFS of 1 buffer of 256 MiB or 3.75 GiB fails (or gets
  *   at most one buffer), and the kernel log stays quiet (no vmalloc error,
  *   no allocation failure, no OOM);
- * - streaming unthrottled (the engine fills a buffer as soon as it is
- *   queued), VIDIOC_QBUF never returns the buffer with V4L2_BUF_FLAG_DONE
- *   (v4l2-compliance warns "QBUF returned the buffer as DONE" otherwise);
  * - after streaming, VIDIOC_LOG_STATUS logs the "Frames Produced" count
  *   the control reads;
  * - the driver's controls are in a class of their own (a ctrl_class
- *   control), "Unthrottled" is a boolean control busy while streaming, and
- *   "debug" is the only writable module parameter.
+ *   control), and no module parameter is writable.
+ * - while it streams, the engine thread's name fits TASK_COMM_LEN: its
+ *   task comm (ps, trace events) is its whole name.
  *
  * The controls are found by name, so that the test says what is wrong
  * whatever IDs the driver uses.
@@ -167,60 +165,6 @@ static int stream_frames(int fd, unsigned int n)
 	return got;
 }
 
-/*
- * vb2_core_qbuf() hands the buffer to the driver before it fills in the
- * reply: an engine that completed it in between would make QBUF report
- * it DONE. Unthrottled, the engine starts on a buffer the moment it is
- * queued: the window is widest.
- */
-static void test_qbuf_reply(const char *path)
-{
-	int fd = vp_open(path, O_RDWR | O_NONBLOCK);
-	unsigned int n = 1200, qbufs = 0, done = 0, i;
-	int type = CAP, nb, r = 0;
-
-	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd)))
-		return;
-	vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
-	vp_ctrl_set(fd, VIVPOLL_CID_UNTHROTTLED, 1);
-	nb = vt_reqbufs(fd, 2);
-	for (i = 0; nb > 0 && i < (unsigned int)nb && !r; i++) {
-		struct v4l2_buffer b = {
-			.index = i, .type = CAP, .memory = V4L2_MEMORY_MMAP,
-		};
-
-		r = ioctl(fd, VIDIOC_QBUF, &b) ? -errno : 0;
-	}
-	if (nb > 0 && !r)
-		r = ioctl(fd, VIDIOC_STREAMON, &type) ? -errno : 0;
-	while (nb > 0 && !r && qbufs < n) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		struct v4l2_buffer b = { .type = CAP, .memory = V4L2_MEMORY_MMAP };
-
-		if (poll(&p, 1, 5000 * vt_scale()) != 1 ||
-		    ioctl(fd, VIDIOC_DQBUF, &b)) {
-			r = -EIO;
-			break;
-		}
-		b.flags = 0;
-		if (ioctl(fd, VIDIOC_QBUF, &b)) {
-			r = -errno;
-			break;
-		}
-		qbufs++;
-		if (b.flags & V4L2_BUF_FLAG_DONE)
-			done++;
-	}
-	ioctl(fd, VIDIOC_STREAMOFF, &type);
-	vt_reqbufs(fd, 0);
-	vp_ctrl_set(fd, VIVPOLL_CID_UNTHROTTLED, 0);
-	close(fd);
-	vt_ok(nb > 0 && !r && qbufs == n && !done,
-	      "unthrottled: VIDIOC_QBUF never returns the buffer DONE",
-	      "%u of %u QBUFs returned it DONE (%d buffers, %s)", done, qbufs,
-	      nb, r ? strerror(-r) : "no error");
-}
-
 static void test_log_status(const char *path)
 {
 	int fd = vp_open(path, O_RDWR | O_NONBLOCK);
@@ -257,8 +201,7 @@ static void test_class(const char *path)
 {
 	static const char * const names[] = {
 		"Engine Running", "Engine Starts", "Frames Produced",
-		"Frames Dropped", "Raise EOS Event", "Camera 2 Signal Present",
-		"Unthrottled",
+		"Frames Dropped", "Camera 2 Signal Present",
 	};
 	struct v4l2_query_ext_ctrl q, cls;
 	int fd = vp_open(path, O_RDWR | O_NONBLOCK);
@@ -296,32 +239,72 @@ static void test_class(const char *path)
 	vt_ok(!*why, "the driver's controls are in a class of their own "
 	      "(not the user class)", "%s", why);
 
-	i = ctrl_by_name(fd, "Unthrottled", &q);
-	vt_ok(i && q.type == V4L2_CTRL_TYPE_BOOLEAN &&
-	      !(q.flags & V4L2_CTRL_FLAG_READ_ONLY),
-	      "\"Unthrottled\" is a writable boolean control", NULL);
-	if (i) {
-		int type = CAP, nb = vt_reqbufs(fd, 2), e = 0, k;
-
-		for (k = 0; k < nb; k++) {
-			struct v4l2_buffer b = {
-				.index = k, .type = CAP,
-				.memory = V4L2_MEMORY_MMAP,
-			};
-
-			ioctl(fd, VIDIOC_QBUF, &b);
-		}
-		if (!ioctl(fd, VIDIOC_STREAMON, &type)) {
-			e = vp_ctrl_set(fd, i, 1);
-			ioctl(fd, VIDIOC_STREAMOFF, &type);
-		}
-		vt_reqbufs(fd, 0);
-		vt_ok(e == -EBUSY, "\"Unthrottled\" is busy while streaming",
-		      "S_CTRL gave %s", e ? vt_errname(-e) : "success");
-		vt_ok(vp_ctrl_set(fd, i, 1) == 0 && vp_ctrl_set(fd, i, 0) == 0,
-		      "\"Unthrottled\" can be set when not streaming", NULL);
-	}
 	close(fd);
+}
+
+/*
+ * The engine thread of vivpoll-<inst>, while it streams: /proc/PID/comm
+ * gives a kernel thread's whole name, /proc/PID/stat its task->comm, cut
+ * to TASK_COMM_LEN - 1 (15) characters, which ps, top and every trace
+ * event show: the two must be the same name ("vivpoll-0-engine" was
+ * "vivpoll-0-engin" there).
+ */
+static void test_thread_name(const struct vt_dev *d)
+{
+	int fd = vp_open(d->path, O_RDWR | O_NONBLOCK);
+	char prefix[32], found[256] = "";
+	int type = CAP, nb, k, n = 0, whole = 0;
+	size_t used = 0;
+	struct dirent *e;
+	DIR *proc;
+
+	if (!vt_ok(fd >= 0, "open the device for its engine thread", "%s",
+		   strerror(-fd)))
+		return;
+	snprintf(prefix, sizeof(prefix), "vivpoll-%d-", d->inst);
+	vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
+	nb = vt_reqbufs(fd, 2);
+	for (k = 0; k < nb; k++) {
+		struct v4l2_buffer b = {
+			.index = k, .type = CAP, .memory = V4L2_MEMORY_MMAP,
+		};
+
+		ioctl(fd, VIDIOC_QBUF, &b);
+	}
+	proc = nb > 0 && !ioctl(fd, VIDIOC_STREAMON, &type) ? opendir("/proc") : NULL;
+	while (proc && (e = readdir(proc))) {
+		char path[300], comm[64], stat[256], *l, *r;
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
+		    vt_read_file(path, comm, sizeof(comm)) <= 0)
+			continue;
+		comm[strcspn(comm, "\n")] = 0;
+		if (strncmp(comm, prefix, strlen(prefix)))
+			continue;
+		n++;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		stat[0] = 0;
+		vt_read_file(path, stat, sizeof(stat));
+		l = strchr(stat, '(');
+		r = strrchr(stat, ')');
+		if (l && r > l) {
+			*r = 0;
+			whole += !strcmp(l + 1, comm);
+		}
+		if (used < sizeof(found))
+			used += snprintf(found + used, sizeof(found) - used,
+					 "%s (task comm %s) ", comm,
+					 l && r > l ? l + 1 : "?");
+	}
+	if (proc)
+		closedir(proc);
+	ioctl(fd, VIDIOC_STREAMOFF, &type);
+	vt_reqbufs(fd, 0);
+	close(fd);
+	vt_ok(n == 1 && whole == 1, "while streaming, the one engine thread's "
+	      "name fits TASK_COMM_LEN (ps and trace events show it whole)",
+	      "found: %s", *found ? found : "none");
 }
 
 static void test_module_params(void)
@@ -341,14 +324,14 @@ static void test_module_params(void)
 		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
 		if (stat(p, &st) || !(st.st_mode & 0222))
 			continue;
-		if (strcmp(e->d_name, "debug") && used < sizeof(why))
+		if (used < sizeof(why))
 			used += snprintf(why + used, sizeof(why) - used, "%s ",
 					 e->d_name);
 	}
 	if (d)
 		closedir(d);
-	vt_ok(d && !*why, "debug is the only writable module parameter",
-	      d ? "also writable: %s" : "no %s", d ? why : dir);
+	vt_ok(d && !*why, "no module parameter is writable",
+	      d ? "writable: %s" : "no %s", d ? why : dir);
 }
 
 int main(void)
@@ -361,9 +344,9 @@ int main(void)
 	if (!vt_ok(n > 0, "a vivpoll device exists", "none found"))
 		return vt_end();
 	test_buffer_counts(devs[0].path);
-	test_qbuf_reply(devs[0].path);
 	test_log_status(devs[0].path);
 	test_class(devs[0].path);
+	test_thread_name(&devs[0]);
 	test_module_params();
 	/* last: without a limit, these run the guest out of memory */
 	test_huge_sizes(devs[0].path);

@@ -250,7 +250,8 @@ static void op_subscribe(struct fdst *f)
 		sub.id = vt_below(&rng, 2);
 		break;
 	case 3:
-		sub.type = V4L2_EVENT_EOS;
+		sub.type = V4L2_EVENT_EOS;	/* vivpoll raises none */
+		invalid = true;
 		break;
 	case 4:
 		sub.type = V4L2_EVENT_FRAME_SYNC;
@@ -292,7 +293,6 @@ static void dq_events(struct fdst *f)
 		me->events++;
 		if (ev.type != V4L2_EVENT_CTRL &&
 		    ev.type != V4L2_EVENT_SOURCE_CHANGE &&
-		    ev.type != V4L2_EVENT_EOS &&
 		    ev.type != V4L2_EVENT_FRAME_SYNC)
 			insane("DQEVENT returned event type 0x%x", ev.type);
 		if (ev.type == V4L2_EVENT_SOURCE_CHANGE && ev.id > 1)
@@ -861,7 +861,6 @@ static void op_ctrl(struct fdst *f)
 		{ .id = V4L2_CID_TEST_PATTERN, .min = 0, .max = 21,
 		  .menu = true },
 		{ .id = VIVPOLL_CID_CAM2_SIGNAL, .min = 0, .max = 1 },
-		{ .id = VIVPOLL_CID_RAISE_EOS, .wo = true },
 		{ .id = VIVPOLL_CID_ENGINE_RUNNING, .min = 0, .max = 1,
 		  .ro = true },
 	};

@@ -4,7 +4,7 @@
  * as possible while processes wait for events on several fds of two
  * vivpoll devices with select(), pselect(), poll(), ppoll() and epoll
  * (exceptfds/POLLPRI, sometimes readfds/POLLIN too, with a timeout or
- * none), while another process raises control, EOS and source change
+ * none), while another process raises control and source change
  * events, and the waiters read frames when POLLIN says so.
  *
  * Checks: nobody dies or hangs; only the errnos the API allows; every
@@ -71,7 +71,7 @@ struct waiter {
 };
 
 struct raiser {
-	uint64_t ctrl, eos, src;
+	uint64_t ctrl, src;
 	int ready;
 	unsigned int unexpected, nmsg;
 	char msg[MAX_MSGS][160];
@@ -178,14 +178,6 @@ static void raiser_main(void)
 				    vt_errname(errno));
 			else
 				r->ctrl++;
-			if (n % 5 == 0) {
-				e = vp_ctrl_set(fd[d], VIVPOLL_CID_RAISE_EOS, 1);
-				if (e < 0)
-					MSG(r, "raiser: RAISE_EOS: %s",
-					    vt_errname(-e));
-				else
-					r->eos++;
-			}
 			if (n % 11 == 0) {
 				e = vp_ctrl_set(fd[d], VIVPOLL_CID_CAM2_SIGNAL,
 						(int)(n / 11 % 2));
@@ -232,7 +224,6 @@ static void w_open(struct waiter *w, struct wfd *f, int *ep)
 		}
 		if (vp_subscribe(f[i].fd, V4L2_EVENT_CTRL,
 				 V4L2_CID_BRIGHTNESS, 0) < 0 ||
-		    vp_subscribe(f[i].fd, V4L2_EVENT_EOS, 0, 0) < 0 ||
 		    vp_subscribe(f[i].fd, V4L2_EVENT_SOURCE_CHANGE,
 				 VIVPOLL_INPUT_CAM2, 0) < 0)
 			MSG(w, "SUBSCRIBE_EVENT: %s", vt_errname(errno));
@@ -278,7 +269,7 @@ static void w_events(struct waiter *w, struct wfd *f)
 		    (now - w->t_last_ev) / 1000000 > w->max_gap_ms)
 			w->max_gap_ms = (now - w->t_last_ev) / 1000000;
 		w->t_last_ev = now;
-		if (ev.type != V4L2_EVENT_CTRL && ev.type != V4L2_EVENT_EOS &&
+		if (ev.type != V4L2_EVENT_CTRL &&
 		    ev.type != V4L2_EVENT_SOURCE_CHANGE)
 			MSG(w, "DQEVENT: unexpected event type %u", ev.type);
 	}
@@ -770,10 +761,10 @@ int main(int argc, char **argv)
 	vt_diag("%" PRIu64 " toggles of the switch; %lu waiters: %" PRIu64
 		" waits (%" PRIu64 " with a zero timeout), %" PRIu64
 		" events, %" PRIu64 " frames read, %" PRIu64 " reopens; "
-		"raised %" PRIu64 " control, %" PRIu64 " EOS, %" PRIu64
+		"raised %" PRIu64 " control, %" PRIu64
 		" source change events; %" PRIu64 " engine starts",
 		toggles, nwaiters, tot_waits, tot_zero, tot_events, tot_reads,
-		tot_reopens, sh->raiser.ctrl, sh->raiser.eos, sh->raiser.src,
+		tot_reopens, sh->raiser.ctrl, sh->raiser.src,
 		starts1 - starts0);
 
 	vt_diag("the waiters and the event raiser were ready %" PRIu64

@@ -204,8 +204,7 @@ static uint32_t ctrl_idv(struct ctx *c)
 		V4L2_CID_BRIGHTNESS, V4L2_CID_CONTRAST, V4L2_CID_SATURATION,
 		V4L2_CID_HUE, V4L2_CID_TEST_PATTERN, VIVPOLL_CID_ENGINE_RUNNING,
 		VIVPOLL_CID_ENGINE_STARTS, VIVPOLL_CID_FRAMES,
-		VIVPOLL_CID_DROPS, VIVPOLL_CID_RAISE_EOS,
-		VIVPOLL_CID_CAM2_SIGNAL, VIVPOLL_CID_UNTHROTTLED,
+		VIVPOLL_CID_DROPS, VIVPOLL_CID_CAM2_SIGNAL,
 		VIVPOLL_CID_VIVPOLL_CLASS, V4L2_CID_AUTOGAIN,
 		V4L2_CID_USER_CLASS, V4L2_CID_USER_BASE, V4L2_CID_GAIN, 0,
 	};
@@ -498,22 +497,6 @@ static void f_sub(struct ctx *c, void *a)
 		  types[vt_below(&c->rng, VT_ARRAY_SIZE(types))];
 	s->id = s->type == V4L2_EVENT_CTRL ? ctrl_idv(c) : u32v(c);
 	s->flags = vt_one_in(&c->rng, 3) ? u32v(c) : vt_below(&c->rng, 4);
-}
-
-/* The fuzzer may have set Unthrottled: the health checks count on the rate */
-static void unthrottle_off(void)
-{
-	struct vt_dev devs[VT_MAX_DEVS];
-	int i, n = vt_devices(devs, VT_MAX_DEVS);
-
-	for (i = 0; i < n; i++) {
-		int fd = vp_open(devs[i].path, O_RDWR | O_NONBLOCK);
-
-		if (fd >= 0) {
-			vp_ctrl_set(fd, VIVPOLL_CID_UNTHROTTLED, 0);
-			close(fd);
-		}
-	}
 }
 
 static void f_create(struct ctx *c, void *a)
@@ -873,8 +856,8 @@ static void one_call(struct ctx *c, uint64_t n)
 	if (req == VIDIOC_DQEVENT) {
 		uint32_t t = ((struct v4l2_event *)arg)->type;
 
-		if (t != V4L2_EVENT_CTRL && t != V4L2_EVENT_EOS &&
-		    t != V4L2_EVENT_FRAME_SYNC && t != V4L2_EVENT_SOURCE_CHANGE)
+		if (t != V4L2_EVENT_CTRL && t != V4L2_EVENT_FRAME_SYNC &&
+		    t != V4L2_EVENT_SOURCE_CHANGE)
 			note(st, &st->insane, "DQEVENT: type %u", t);
 	}
 }
@@ -1336,7 +1319,6 @@ int main(int argc, char **argv)
 	      unexpected, why);
 	vt_ok(!insane, "every checked reply is sane", "%u insane; %s", insane,
 	      why);
-	unthrottle_off();
 	vt_health(&snap, NULL);
 	vt_restore_defaults();
 	return vt_end();

@@ -15,7 +15,7 @@
  * vivpoll.N device, no debugfs folder, no video node) and loads it again.
  *
  * After every cycle: no engine thread is left (/proc task names
- * "vivpoll-N-engine"), and the device comes back with the same video node
+ * "vivpoll-N-cap"), and the device comes back with the same video node
  * (name and major:minor) as before the first cycle, and no debugfs folder
  * (the driver makes none).
  *
@@ -298,7 +298,7 @@ static int users_stop(int sig)
 
 /* ---- what vivpoll leaves ------------------------------------------------- */
 
-/* The engine threads left ("vivpoll-N-engin", 15 characters), in buf. */
+/* The engine threads left ("vivpoll-N-cap"), in buf. */
 static int engine_threads(char *buf, size_t len)
 {
 	DIR *d = opendir("/proc");
@@ -314,7 +314,7 @@ static int engine_threads(char *buf, size_t len)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%.20s/comm", e->d_name);
 		if (vt_read_file(path, comm, sizeof(comm)) <= 0 ||
-		    strncmp(comm, "vivpoll-", 8) || !strstr(comm, "-engin"))
+		    strncmp(comm, "vivpoll-", 8) || !strstr(comm, "-cap"))
 			continue;
 		comm[strcspn(comm, "\n")] = 0;
 		used += snprintf(buf + used, used < len ? len - used : 0,

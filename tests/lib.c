@@ -333,7 +333,7 @@ int vt_engine_threads(char *buf, size_t len)
 		if (r <= 0)
 			continue;
 		comm[strcspn(comm, "\n")] = 0;
-		if (strncmp(comm, "vivpoll-", 8) || !strstr(comm, "-engin"))
+		if (strncmp(comm, "vivpoll-", 8) || !strstr(comm, "-cap"))
 			continue;
 		n++;
 		if (used < len)

@@ -119,7 +119,7 @@ bool vt_wait_engines_stopped(unsigned int ms, char *buf, size_t len);
 
 /*
  * The frame engine threads that run, as an admin sees them: kernel threads
- * in /proc whose name is vivpoll-<inst>-engine (cut to 15 characters).
+ * in /proc whose name is vivpoll-<inst>-cap.
  * Returns how many; their names and pids go to buf.
  */
 int vt_engine_threads(char *buf, size_t len);

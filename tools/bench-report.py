@@ -391,19 +391,9 @@ class Report:
             rs = self.sel("rate", "stream", driver=d)
             out[d] = {k: rs[0].get(k) for k in ("fps", "fps_set", "input", "frames", "gaps",
                                                  "on_time", "window_s")} if rs else None
-        un = self.sel("rate-unthrottled", "stream", driver="vivpoll")
-        if un and not un[0].get("absent"):
-            out["vivpoll_unthrottled"] = {k: un[0].get(k) for k in ("fps", "frames", "gaps")}
-            un_s = fnum(un[0].get("fps"), "{:.1f} fps")
-        else:
-            out["vivpoll_unthrottled"] = None
-            out["unthrottled_note"] = "n/a: vivpoll has no 'Unthrottled' control"
-            un_s = "n/a (no control)"
         fv = out["vivpoll"]["fps"] if out["vivpoll"] else None
         fd = out["vivid"]["fps"] if out["vivid"] else None
-        fu = out["vivpoll_unthrottled"]["fps"] if out["vivpoll_unthrottled"] else None
         out["vivpoll_vs_vivid"] = ratio(fv, fd)
-        out["unthrottled_vs_vivid"] = ratio(fu, fd)
         self.res["highest_rate"] = out
         st = self.verdict("highest rate", out["vivpoll_vs_vivid"], None)
 
@@ -419,10 +409,6 @@ class Report:
         if out["vivid"]:
             self.rows.append(("", "  vivid input: " + str(out["vivid"]["input"]), "", "", "",
                               "", ""))
-        self.rows.append(("", "  vivpoll unthrottled", un_s,
-                          "vivid " + desc("vivid") if fu is not None else "",
-                          fratio(out["unthrottled_vs_vivid"]) if fu is not None else "",
-                          "", "info"))
 
     # ---- 3. event latency ----------------------------------------------
     def event(self):

@@ -134,7 +134,7 @@ This makes the poll core's contract visible: since v3.4 a driver's
 events, and poll_requested_events() reports them. The driver traces
 the requested mask of every poll call, counts the engine's starts,
 frames and drops in read-only controls, and raises control, source
-change, end-of-stream and frame sync events.
+change and frame sync events.
 
 Capture uses vb2 (MMAP, USERPTR, DMABUF, read()) with vmalloc buffers;
 frames are drawn by v4l2-tpg. Two camera inputs; the signal of the

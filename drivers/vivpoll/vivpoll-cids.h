@@ -23,12 +23,8 @@
 #define VIVPOLL_CID_FRAMES		(VIVPOLL_CID_VIVPOLL_BASE + 2)
 /* integer64, read-only: number of frame slots without a buffer */
 #define VIVPOLL_CID_DROPS		(VIVPOLL_CID_VIVPOLL_BASE + 3)
-/* button: raises V4L2_EVENT_EOS */
-#define VIVPOLL_CID_RAISE_EOS		(VIVPOLL_CID_VIVPOLL_BASE + 4)
 /* boolean, default 1: input 1, Camera 2, has a signal */
-#define VIVPOLL_CID_CAM2_SIGNAL		(VIVPOLL_CID_VIVPOLL_BASE + 5)
-/* boolean, default 0: fill each buffer as soon as it is queued */
-#define VIVPOLL_CID_UNTHROTTLED		(VIVPOLL_CID_VIVPOLL_BASE + 6)
+#define VIVPOLL_CID_CAM2_SIGNAL		(VIVPOLL_CID_VIVPOLL_BASE + 4)
 
 /* Input indices, as used by VIDIOC_S_INPUT and V4L2_EVENT_SOURCE_CHANGE */
 #define VIVPOLL_INPUT_CAMERA		0

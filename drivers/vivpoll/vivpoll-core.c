@@ -32,34 +32,10 @@ MODULE_DESCRIPTION("Virtual video capture driver observing poll requested events
 MODULE_AUTHOR("The vivpoll authors");
 MODULE_LICENSE("GPL");
 
-/*
- * Set an unsigned int parameter to val if it is a number in min..max, else
- * refuse it (modprobe fails, a write to sysfs fails) with a line saying why.
- */
-static int vivpoll_param_set_range(const char *val,
-				   const struct kernel_param *kp,
-				   unsigned int min, unsigned int max)
-{
-	int len = strcspn(val, "\n");
-	unsigned int v;
-
-	if (kstrtouint(val, 0, &v)) {
-		pr_err("%s: %s=%.*s is not a number, must be %u-%u\n",
-		       VIVPOLL_NAME, kp->name, len, val, min, max);
-		return -EINVAL;
-	}
-	if (v < min || v > max) {
-		pr_err("%s: %s=%.*s is out of range, must be %u-%u\n",
-		       VIVPOLL_NAME, kp->name, len, val, min, max);
-		return -EINVAL;
-	}
-	*(unsigned int *)kp->arg = v;
-	return 0;
-}
-
+/* A value out of range fails the load: the module loader says which */
 static int vivpoll_n_devs_set(const char *val, const struct kernel_param *kp)
 {
-	return vivpoll_param_set_range(val, kp, 1, VIVPOLL_MAX_DEVS);
+	return param_set_uint_minmax(val, kp, 1, VIVPOLL_MAX_DEVS);
 }
 
 static const struct kernel_param_ops vivpoll_n_devs_ops = {
@@ -67,27 +43,9 @@ static const struct kernel_param_ops vivpoll_n_devs_ops = {
 	.get = param_get_uint,
 };
 
-static int vivpoll_debug_set(const char *val, const struct kernel_param *kp)
-{
-	return vivpoll_param_set_range(val, kp, 0, 2);
-}
-
-static const struct kernel_param_ops vivpoll_debug_ops = {
-	.set = vivpoll_debug_set,
-	.get = param_get_uint,
-};
-
 static unsigned int n_devs = 1;
 module_param_cb(n_devs, &vivpoll_n_devs_ops, &n_devs, 0444);
 MODULE_PARM_DESC(n_devs, " number of capture devices to create, 1-8 (default 1)");
-
-static bool no_read;
-module_param(no_read, bool, 0444);
-MODULE_PARM_DESC(no_read, " no read() I/O: no V4L2_CAP_READWRITE, no vb2 read() emulator (default 0)");
-
-unsigned int vivpoll_debug;
-module_param_cb(debug, &vivpoll_debug_ops, &vivpoll_debug, 0644);
-MODULE_PARM_DESC(debug, " debug level, 0-2 (default 0)");
 
 static struct platform_device *vivpoll_pdevs[VIVPOLL_MAX_DEVS];
 
@@ -97,7 +55,7 @@ static void vivpoll_dev_release(struct v4l2_device *v4l2_dev)
 	struct vivpoll_dev *dev = container_of(v4l2_dev, struct vivpoll_dev,
 					       v4l2_dev);
 
-	vivpoll_ctrls_free(dev);
+	v4l2_ctrl_handler_free(&dev->ctrl_handler);
 	v4l2_device_unregister(&dev->v4l2_dev);
 	tpg_free(&dev->tpg);
 	mutex_destroy(&dev->gen_lock);
@@ -120,8 +78,6 @@ static int vivpoll_probe(struct platform_device *pdev)
 	mutex_init(&dev->gen_lock);
 	spin_lock_init(&dev->lock);
 	INIT_LIST_HEAD(&dev->buf_list);
-	INIT_LIST_HEAD(&dev->qbuf_list);
-	init_waitqueue_head(&dev->engine_wq);
 
 	snprintf(dev->v4l2_dev.name, sizeof(dev->v4l2_dev.name), "%s-%u",
 		 VIVPOLL_NAME, dev->inst);
@@ -145,17 +101,16 @@ static int vivpoll_probe(struct platform_device *pdev)
 	if (ret)
 		goto put_dev;
 
-	ret = vivpoll_vid_cap_queue_init(dev, !no_read);
+	ret = vivpoll_vid_cap_queue_init(dev);
 	if (ret)
 		goto put_dev;
 
 	vdev = &dev->vdev;
 	strscpy(vdev->name, dev->v4l2_dev.name, sizeof(vdev->name));
-	vdev->fops = no_read ? &vivpoll_fops_no_read : &vivpoll_fops;
+	vdev->fops = &vivpoll_fops;
 	vdev->ioctl_ops = &vivpoll_ioctl_ops;
-	vdev->device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING;
-	if (!no_read)
-		vdev->device_caps |= V4L2_CAP_READWRITE;
+	vdev->device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING |
+			    V4L2_CAP_READWRITE;
 	vdev->release = video_device_release_empty;
 	vdev->v4l2_dev = &dev->v4l2_dev;
 	vdev->queue = &dev->queue;
@@ -211,10 +166,8 @@ static void vivpoll_unregister_pdevs(void)
 {
 	int i;
 
-	for (i = VIVPOLL_MAX_DEVS - 1; i >= 0; i--) {
+	for (i = VIVPOLL_MAX_DEVS - 1; i >= 0; i--)
 		platform_device_unregister(vivpoll_pdevs[i]);
-		vivpoll_pdevs[i] = NULL;
-	}
 }
 
 static int __init vivpoll_init(void)

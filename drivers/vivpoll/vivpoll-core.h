@@ -8,10 +8,8 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/poll.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/wait.h>
 #include <media/tpg/v4l2-tpg.h>
 #include <media/v4l2-ctrls.h>
 #include <media/v4l2-dev.h>
@@ -29,11 +27,6 @@
 /* Text lines drawn over every frame, 16 pixels apart */
 #define VIVPOLL_TEXT_LINES	4
 #define VIVPOLL_TEXT_LEN	VIVPOLL_CLOCK_TEXT_LEN
-
-extern unsigned int vivpoll_debug;
-
-#define vivpoll_dbg(level, dev, fmt, arg...) \
-	v4l2_dbg(level, vivpoll_debug, &(dev)->v4l2_dev, fmt, ## arg)
 
 /**
  * struct vivpoll_buffer - a capture buffer
@@ -54,11 +47,8 @@ struct vivpoll_buffer {
  * @start_ns: CLOCK_MONOTONIC time at which slot 0 began
  * @tpf: frame interval of the slots counted from @start_ns
  * @slot: frame slot in progress, counted from @start_ns
- * @sequence: sequence number of the next frame slot (the frames and drops
- *	are counted by the Frames Produced and Frames Dropped controls)
- * @unthrottled: the Unthrottled control when the run started
- * @pattern: the test pattern, rendered when it changes, copied into the
- *	buffers
+ * @sequence: sequence number of the next frame slot
+ * @pattern: the test pattern, rendered when it changes, copied into buffers
  * @pattern_gen: the &vivpoll_dev.pattern_gen @pattern was rendered for
  *
  * Initialised before the thread is created, read back after kthread_stop().
@@ -69,7 +59,6 @@ struct vivpoll_run {
 	struct v4l2_fract tpf;
 	u64 slot;
 	u32 sequence;
-	bool unthrottled;
 	u8 *pattern;
 	u64 pattern_gen;
 };
@@ -94,18 +83,13 @@ struct vivpoll_run {
  * @cam2_signal: input 1, Camera 2, has a signal
  * @pattern_gen: generation of the test pattern settings, never 0: bumped
  *	by vivpoll_pattern_changed() whenever the pattern would look different
- * @in_qbuf: VIDIOC_QBUF is running, protected by @mutex
- * @qbuf_list: buffers queued by the running VIDIOC_QBUF, protected by @mutex
- * @lock: protects @buf_list and @engine_wants_buffer
+ * @lock: protects @buf_list
  * @buf_list: buffers queued to the engine and not yet filled
- * @engine_wants_buffer: @engine sleeps until a buffer is queued
  * @ctrl_running: the Engine Running control
  * @ctrl_starts: the Engine Starts control
  * @ctrl_frames: the Frames Produced control
  * @ctrl_drops: the Frames Dropped control
- * @ctrl_unthrottled: the Unthrottled control
  * @engine: the frame engine thread, NULL when stopped
- * @engine_wq: wakes up @engine when a buffer is queued while it waits
  * @run: state of the current or last run of @engine
  */
 struct vivpoll_dev {
@@ -131,23 +115,16 @@ struct vivpoll_dev {
 	bool cam2_signal;
 	u64 pattern_gen;
 
-	bool in_qbuf;
-	struct list_head qbuf_list;
-
-	/* protects buf_list and engine_wants_buffer */
+	/* protects buf_list */
 	spinlock_t lock;
 	struct list_head buf_list;
-	bool engine_wants_buffer;
 
-	/* the counters, shown by these read-only controls */
 	struct v4l2_ctrl *ctrl_running;
 	struct v4l2_ctrl *ctrl_starts;
 	struct v4l2_ctrl *ctrl_frames;
 	struct v4l2_ctrl *ctrl_drops;
-	struct v4l2_ctrl *ctrl_unthrottled;
 
 	struct task_struct *engine;
-	wait_queue_head_t engine_wq;
 	struct vivpoll_run run;
 };
 

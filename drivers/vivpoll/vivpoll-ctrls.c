@@ -3,13 +3,13 @@
  * Controls and events of the vivpoll capture driver
  *
  * The picture controls feed the test pattern generator. The controls of
- * the vivpoll class (see vivpoll-cids.h) show the engine counters, raise
- * an EOS event, switch the signal of input 1 (Camera 2) and let the engine run
- * unthrottled. The counters are read-only controls the driver sets when
- * they change, so that every reader (VIDIOC_G_EXT_CTRLS, control events,
- * VIDIOC_LOG_STATUS) sees the same values. Events, all signalled
- * through POLLPRI: control changes, source changes, EOS and a FRAME_SYNC
- * event at the start of every frame while streaming.
+ * the vivpoll class (see vivpoll-cids.h) show the engine counters and
+ * switch the signal of input 1 (Camera 2). The counters are read-only
+ * controls the driver sets when they change, so that every reader
+ * (VIDIOC_G_EXT_CTRLS, control events, VIDIOC_LOG_STATUS) sees the same
+ * values. Events, all signalled through POLLPRI: control changes, source
+ * changes and a FRAME_SYNC event at the start of every frame while
+ * streaming.
  */
 
 #include <linux/kernel.h>
@@ -28,17 +28,12 @@ static struct vivpoll_dev *ctrl_to_vivpoll(struct v4l2_ctrl *ctrl)
 }
 
 /*
- * v4l2_ctrl_handler_setup() runs s_ctrl before the video device exists:
- * there is nobody to tell yet, and its file handle list is not set up.
+ * The signal of input @input changed. v4l2_ctrl_handler_setup() runs s_ctrl
+ * before the video device exists: there is nobody to tell yet, and its
+ * file handle list is not set up.
  */
-static void vivpoll_queue_event(struct vivpoll_dev *dev,
-				const struct v4l2_event *ev)
-{
-	if (video_is_registered(&dev->vdev))
-		v4l2_event_queue(&dev->vdev, ev);
-}
-
-void vivpoll_queue_source_change(struct vivpoll_dev *dev, unsigned int input)
+static void vivpoll_queue_source_change(struct vivpoll_dev *dev,
+					unsigned int input)
 {
 	const struct v4l2_event ev = {
 		.type = V4L2_EVENT_SOURCE_CHANGE,
@@ -46,34 +41,15 @@ void vivpoll_queue_source_change(struct vivpoll_dev *dev, unsigned int input)
 		.u.src_change.changes = V4L2_EVENT_SRC_CH_RESOLUTION,
 	};
 
-	vivpoll_queue_event(dev, &ev);
-}
-
-static void vivpoll_queue_eos(struct vivpoll_dev *dev)
-{
-	const struct v4l2_event ev = {
-		.type = V4L2_EVENT_EOS,
-	};
-
-	vivpoll_queue_event(dev, &ev);
+	if (video_is_registered(&dev->vdev))
+		v4l2_event_queue(&dev->vdev, &ev);
 }
 
 static int vivpoll_s_ctrl(struct v4l2_ctrl *ctrl)
 {
 	struct vivpoll_dev *dev = ctrl_to_vivpoll(ctrl);
 
-	switch (ctrl->id) {
-	case VIVPOLL_CID_ENGINE_RUNNING:
-	case VIVPOLL_CID_ENGINE_STARTS:
-	case VIVPOLL_CID_FRAMES:
-	case VIVPOLL_CID_DROPS:
-	case VIVPOLL_CID_UNTHROTTLED:
-		/* set by the driver, or read when streaming starts */
-		return 0;
-	case VIVPOLL_CID_RAISE_EOS:
-		vivpoll_queue_eos(dev);
-		return 0;
-	case VIVPOLL_CID_CAM2_SIGNAL:
+	if (ctrl->id == VIVPOLL_CID_CAM2_SIGNAL) {
 		mutex_lock(&dev->gen_lock);
 		dev->cam2_signal = ctrl->val;
 		mutex_unlock(&dev->gen_lock);
@@ -109,58 +85,10 @@ static const struct v4l2_ctrl_ops vivpoll_ctrl_ops = {
 };
 
 static const struct v4l2_ctrl_config vivpoll_ctrl_class = {
-	.ops = &vivpoll_ctrl_ops,
 	.flags = V4L2_CTRL_FLAG_READ_ONLY | V4L2_CTRL_FLAG_WRITE_ONLY,
 	.id = VIVPOLL_CID_VIVPOLL_CLASS,
 	.name = "Vivpoll Controls",
 	.type = V4L2_CTRL_TYPE_CTRL_CLASS,
-};
-
-static const struct v4l2_ctrl_config vivpoll_ctrl_engine_running = {
-	.ops = &vivpoll_ctrl_ops,
-	.id = VIVPOLL_CID_ENGINE_RUNNING,
-	.name = "Engine Running",
-	.type = V4L2_CTRL_TYPE_BOOLEAN,
-	.max = 1,
-	.step = 1,
-	.flags = V4L2_CTRL_FLAG_READ_ONLY,
-};
-
-static const struct v4l2_ctrl_config vivpoll_ctrl_engine_starts = {
-	.ops = &vivpoll_ctrl_ops,
-	.id = VIVPOLL_CID_ENGINE_STARTS,
-	.name = "Engine Starts",
-	.type = V4L2_CTRL_TYPE_INTEGER64,
-	.max = S64_MAX,
-	.step = 1,
-	.flags = V4L2_CTRL_FLAG_READ_ONLY,
-};
-
-static const struct v4l2_ctrl_config vivpoll_ctrl_frames = {
-	.ops = &vivpoll_ctrl_ops,
-	.id = VIVPOLL_CID_FRAMES,
-	.name = "Frames Produced",
-	.type = V4L2_CTRL_TYPE_INTEGER64,
-	.max = S64_MAX,
-	.step = 1,
-	.flags = V4L2_CTRL_FLAG_READ_ONLY,
-};
-
-static const struct v4l2_ctrl_config vivpoll_ctrl_drops = {
-	.ops = &vivpoll_ctrl_ops,
-	.id = VIVPOLL_CID_DROPS,
-	.name = "Frames Dropped",
-	.type = V4L2_CTRL_TYPE_INTEGER64,
-	.max = S64_MAX,
-	.step = 1,
-	.flags = V4L2_CTRL_FLAG_READ_ONLY,
-};
-
-static const struct v4l2_ctrl_config vivpoll_ctrl_raise_eos = {
-	.ops = &vivpoll_ctrl_ops,
-	.id = VIVPOLL_CID_RAISE_EOS,
-	.name = "Raise EOS Event",
-	.type = V4L2_CTRL_TYPE_BUTTON,
 };
 
 static const struct v4l2_ctrl_config vivpoll_ctrl_cam2_signal = {
@@ -173,15 +101,25 @@ static const struct v4l2_ctrl_config vivpoll_ctrl_cam2_signal = {
 	.def = 1,
 };
 
-/* Like vivid's Reduced Framerate: a stream property, not a picture one */
-static const struct v4l2_ctrl_config vivpoll_ctrl_unthrottled = {
-	.ops = &vivpoll_ctrl_ops,
-	.id = VIVPOLL_CID_UNTHROTTLED,
-	.name = "Unthrottled",
-	.type = V4L2_CTRL_TYPE_BOOLEAN,
-	.max = 1,
-	.step = 1,
-};
+/*
+ * A read-only control of the vivpoll class, a boolean or a 64-bit counter:
+ * the driver sets it, and has no operation to run when it does
+ */
+static struct v4l2_ctrl *vivpoll_new_ro(struct v4l2_ctrl_handler *hdl, u32 id,
+					const char *name,
+					enum v4l2_ctrl_type type)
+{
+	const struct v4l2_ctrl_config cfg = {
+		.id = id,
+		.name = name,
+		.type = type,
+		.max = type == V4L2_CTRL_TYPE_BOOLEAN ? 1 : S64_MAX,
+		.step = 1,
+		.flags = V4L2_CTRL_FLAG_READ_ONLY,
+	};
+
+	return v4l2_ctrl_new_custom(hdl, &cfg, NULL);
+}
 
 int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 {
@@ -189,7 +127,7 @@ int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 	const struct v4l2_ctrl_ops *ops = &vivpoll_ctrl_ops;
 	int ret;
 
-	v4l2_ctrl_handler_init(hdl, 14);
+	v4l2_ctrl_handler_init(hdl, 11);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_BRIGHTNESS, 0, 255, 1, 128);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_CONTRAST, 0, 255, 1, 128);
 	v4l2_ctrl_new_std(hdl, ops, V4L2_CID_SATURATION, 0, 255, 1, 128);
@@ -198,19 +136,19 @@ int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 				     TPG_PAT_NOISE, 0, TPG_PAT_75_COLORBAR,
 				     tpg_pattern_strings);
 	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_class, NULL);
-	dev->ctrl_running = v4l2_ctrl_new_custom(hdl,
-						 &vivpoll_ctrl_engine_running,
-						 NULL);
-	dev->ctrl_starts = v4l2_ctrl_new_custom(hdl,
-						&vivpoll_ctrl_engine_starts,
-						NULL);
-	dev->ctrl_frames = v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_frames, NULL);
-	dev->ctrl_drops = v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_drops, NULL);
-	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_raise_eos, NULL);
+	dev->ctrl_running = vivpoll_new_ro(hdl, VIVPOLL_CID_ENGINE_RUNNING,
+					   "Engine Running",
+					   V4L2_CTRL_TYPE_BOOLEAN);
+	dev->ctrl_starts = vivpoll_new_ro(hdl, VIVPOLL_CID_ENGINE_STARTS,
+					  "Engine Starts",
+					  V4L2_CTRL_TYPE_INTEGER64);
+	dev->ctrl_frames = vivpoll_new_ro(hdl, VIVPOLL_CID_FRAMES,
+					  "Frames Produced",
+					  V4L2_CTRL_TYPE_INTEGER64);
+	dev->ctrl_drops = vivpoll_new_ro(hdl, VIVPOLL_CID_DROPS,
+					 "Frames Dropped",
+					 V4L2_CTRL_TYPE_INTEGER64);
 	v4l2_ctrl_new_custom(hdl, &vivpoll_ctrl_cam2_signal, NULL);
-	dev->ctrl_unthrottled = v4l2_ctrl_new_custom(hdl,
-						     &vivpoll_ctrl_unthrottled,
-						     NULL);
 
 	ret = hdl->error;
 	if (ret) {
@@ -222,43 +160,15 @@ int vivpoll_ctrls_init(struct vivpoll_dev *dev)
 	return v4l2_ctrl_handler_setup(hdl);
 }
 
-/* Add @n to a counter control: the control is the counter's only copy */
-static void vivpoll_ctrl_add(struct v4l2_ctrl *ctrl, u64 n)
+/*
+ * Add @n to a counter control, the counter's only copy; called by the
+ * engine, which holds no control lock
+ */
+void vivpoll_ctrl_add(struct v4l2_ctrl *ctrl, u64 n)
 {
 	v4l2_ctrl_lock(ctrl);
 	__v4l2_ctrl_s_ctrl_int64(ctrl, *ctrl->p_cur.p_s64 + n);
 	v4l2_ctrl_unlock(ctrl);
-}
-
-/*
- * The engine starts (@running) or stopped; called from the vb2
- * start_streaming and stop_streaming ops, with dev->mutex held.
- */
-void vivpoll_ctrls_engine_running(struct vivpoll_dev *dev, bool running)
-{
-	v4l2_ctrl_s_ctrl(dev->ctrl_running, running);
-	/* the interval counts from the start of the run */
-	v4l2_ctrl_grab(dev->ctrl_unthrottled, running);
-}
-
-/* The engine thread runs: count the start */
-void vivpoll_ctrls_engine_started(struct vivpoll_dev *dev)
-{
-	vivpoll_ctrl_add(dev->ctrl_starts, 1);
-}
-
-/* @frames more frames and @drops more drops; called by the engine thread */
-void vivpoll_ctrls_count(struct vivpoll_dev *dev, u64 frames, u64 drops)
-{
-	if (frames)
-		vivpoll_ctrl_add(dev->ctrl_frames, frames);
-	if (drops)
-		vivpoll_ctrl_add(dev->ctrl_drops, drops);
-}
-
-void vivpoll_ctrls_free(struct vivpoll_dev *dev)
-{
-	v4l2_ctrl_handler_free(&dev->ctrl_handler);
 }
 
 int vivpoll_subscribe_event(struct v4l2_fh *fh,
@@ -269,7 +179,6 @@ int vivpoll_subscribe_event(struct v4l2_fh *fh,
 		return v4l2_ctrl_subscribe_event(fh, sub);
 	case V4L2_EVENT_SOURCE_CHANGE:
 		return v4l2_src_change_event_subscribe(fh, sub);
-	case V4L2_EVENT_EOS:
 	case V4L2_EVENT_FRAME_SYNC:
 		return v4l2_event_subscribe(fh, sub, VIVPOLL_EVENT_ELEMS, NULL);
 	default:

@@ -8,17 +8,14 @@
 
 #include <linux/types.h>
 
+struct v4l2_ctrl;
 struct v4l2_event_subscription;
 struct v4l2_fh;
 struct vivpoll_dev;
 
 int vivpoll_ctrls_init(struct vivpoll_dev *dev);
-void vivpoll_ctrls_free(struct vivpoll_dev *dev);
-void vivpoll_ctrls_engine_running(struct vivpoll_dev *dev, bool running);
-void vivpoll_ctrls_engine_started(struct vivpoll_dev *dev);
-void vivpoll_ctrls_count(struct vivpoll_dev *dev, u64 frames, u64 drops);
+void vivpoll_ctrl_add(struct v4l2_ctrl *ctrl, u64 n);
 int vivpoll_subscribe_event(struct v4l2_fh *fh,
 			    const struct v4l2_event_subscription *sub);
-void vivpoll_queue_source_change(struct vivpoll_dev *dev, unsigned int input);
 
 #endif

@@ -13,18 +13,13 @@
  * with the slot's sequence number. When it ends, the oldest buffer that
  * was queued by then is filled and handed back, timestamped with the end
  * of the slot (V4L2_BUF_FLAG_TSTAMP_SRC_EOF), so no buffer is timestamped
- * before it was queued; if none was, the slot is a drop. A buffer only
- * has to be queued by the end of the frame, as with a capture engine that
- * writes a frame out of its FIFO when it ends (and as vivid does): a
- * client is given a whole interval more than if the buffer were needed
- * when the frame begins, which under an emulated CPU decides whether it
- * keeps up. A thread a few slots late produces them one after the other;
- * further behind, the slots it missed are dropped (see vivpoll_catch_up()).
- * The time base never moves: each drop skips a sequence number.
- *
- * With the Unthrottled control set when streaming starts, there are no
- * slots: the engine fills a buffer as soon as one is queued, timestamped
- * when it starts on it, just after its FRAME_SYNC, and never drops a frame.
+ * before it was queued; if none was, the slot is a drop. As with a capture
+ * engine that writes a frame out of its FIFO when it ends (and vivid), a
+ * client has a whole interval more than if the buffer were needed when the
+ * frame begins: under an emulated CPU, that decides whether it keeps up.
+ * A thread a few slots late produces them one after the other; further
+ * behind, the slots it missed are dropped (see vivpoll_catch_up()). The
+ * time base never moves: each drop skips a sequence number.
  *
  * The test pattern only changes with the format and the controls: it is
  * rendered into a buffer of the engine when it changed (in every frame
@@ -43,7 +38,6 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
-#include <linux/wait.h>
 #include <media/v4l2-event.h>
 
 #include "vivpoll-core.h"
@@ -53,7 +47,7 @@
 
 /*
  * Take the oldest buffer queued to the driver, if it was queued by
- * @queued_by_ns (CLOCK_MONOTONIC; U64_MAX: whenever it was)
+ * @queued_by_ns (CLOCK_MONOTONIC)
  */
 static struct vivpoll_buffer *vivpoll_engine_take_buffer(struct vivpoll_dev *dev,
 							 u64 queued_by_ns)
@@ -72,54 +66,24 @@ static struct vivpoll_buffer *vivpoll_engine_take_buffer(struct vivpoll_dev *dev
 }
 
 /*
- * Is a buffer queued? If not, tell vivpoll_engine_queue() to wake up the
- * engine for the next one.
+ * Sleep until @until_ns (CLOCK_MONOTONIC). The sleep is freezable: the
+ * freezer freezes the thread where it sleeps. The state is set before
+ * kthread_should_stop() is read, so the wake-up of kthread_stop() is never
+ * lost. Return true if the thread is asked to stop.
  */
-static bool vivpoll_engine_have_buffer(struct vivpoll_dev *dev)
-{
-	bool have;
-
-	spin_lock(&dev->lock);
-	have = !list_empty(&dev->buf_list);
-	dev->engine_wants_buffer = !have;
-	spin_unlock(&dev->lock);
-	return have;
-}
-
-/*
- * Sleep until @until_ns (CLOCK_MONOTONIC; KTIME_MAX: no time limit) or, if
- * @want_buffer, until a buffer is queued. The sleep is freezable: the
- * freezer freezes the thread where it sleeps. Return true if the thread is
- * asked to stop.
- */
-static bool vivpoll_engine_wait(struct vivpoll_dev *dev, u64 until_ns,
-				bool want_buffer)
+static bool vivpoll_engine_wait(u64 until_ns)
 {
 	ktime_t expires = ns_to_ktime(until_ns);
-	bool stop = false;
-	DEFINE_WAIT(wait);
+	bool stop;
 
 	for (;;) {
-		prepare_to_wait(&dev->engine_wq, &wait,
-				TASK_INTERRUPTIBLE | TASK_FREEZABLE);
-		if (kthread_should_stop()) {
-			stop = true;
+		set_current_state(TASK_INTERRUPTIBLE | TASK_FREEZABLE);
+		stop = kthread_should_stop();
+		if (stop || ktime_get_ns() >= until_ns)
 			break;
-		}
-		if (ktime_get_ns() >= until_ns)
-			break;
-		if (want_buffer && vivpoll_engine_have_buffer(dev))
-			break;
-		/* NULL: no timer at all rather than one that never fires */
-		schedule_hrtimeout_range(until_ns == KTIME_MAX ? NULL : &expires,
-					 0, HRTIMER_MODE_ABS);
+		schedule_hrtimeout_range(&expires, 0, HRTIMER_MODE_ABS);
 	}
-	finish_wait(&dev->engine_wq, &wait);
-	if (want_buffer) {
-		spin_lock(&dev->lock);
-		dev->engine_wants_buffer = false;
-		spin_unlock(&dev->lock);
-	}
+	__set_current_state(TASK_RUNNING);
 	return stop;
 }
 
@@ -186,52 +150,21 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 }
 
 /*
- * Account one frame: give @buf its sequence number and timestamp @ts, or
- * count a drop if @buf is NULL. Return @buf, for vivpoll_engine_deliver().
+ * Fill @buf, given its sequence number and timestamp, and hand it back: a
+ * frame, counted as produced, or a buffer with an error if it has no
+ * mapping to fill.
  */
-static struct vivpoll_buffer *vivpoll_engine_account(struct vivpoll_dev *dev,
-						     struct vivpoll_buffer *buf,
-						     u64 ts)
-{
-	u32 sequence;
-
-	sequence = dev->run.sequence++;
-	vivpoll_ctrls_count(dev, !!buf, !buf);
-	if (!buf) {
-		trace_vivpoll_frame(dev->inst, sequence, -1);
-		vivpoll_dbg(2, dev, "frame %u dropped, no buffer\n", sequence);
-		return NULL;
-	}
-
-	buf->vb.sequence = sequence;
-	buf->vb.field = V4L2_FIELD_NONE;
-	buf->vb.vb2_buf.timestamp = ts;
-	return buf;
-}
-
-/* Fill @buf, accounted for, and hand it back */
 static void vivpoll_engine_deliver(struct vivpoll_dev *dev,
 				   struct vivpoll_buffer *buf)
 {
-	enum vb2_buffer_state state = VB2_BUF_STATE_DONE;
 	u8 *vbuf = vb2_plane_vaddr(&buf->vb.vb2_buf, 0);
 
-	if (vbuf)
+	if (vbuf) {
 		vivpoll_engine_fill(dev, buf, vbuf);
-	else
-		state = VB2_BUF_STATE_ERROR;
-	trace_vivpoll_frame(dev->inst, buf->vb.sequence, buf->vb.vb2_buf.index);
-	vb2_buffer_done(&buf->vb.vb2_buf, state);
-}
-
-static void vivpoll_engine_frame_sync(struct vivpoll_dev *dev)
-{
-	struct v4l2_event ev = {
-		.type = V4L2_EVENT_FRAME_SYNC,
-		.u.frame_sync.frame_sequence = dev->run.sequence,
-	};
-
-	v4l2_event_queue(&dev->vdev, &ev);
+		vivpoll_ctrl_add(dev->ctrl_frames, 1);
+	}
+	vb2_buffer_done(&buf->vb.vb2_buf,
+			vbuf ? VB2_BUF_STATE_DONE : VB2_BUF_STATE_ERROR);
 }
 
 /* When frame slot @slot of the run begins (CLOCK_MONOTONIC) */
@@ -249,29 +182,20 @@ static u64 vivpoll_engine_slot_begin(const struct vivpoll_run *run, u64 slot)
 static struct vivpoll_buffer *vivpoll_engine_end_slot(struct vivpoll_dev *dev)
 {
 	struct vivpoll_run *run = &dev->run;
-	u64 end = vivpoll_engine_slot_begin(run, run->slot + 1);
-	struct vivpoll_buffer *buf;
+	u64 end = vivpoll_engine_slot_begin(run, ++run->slot);
+	struct vivpoll_buffer *buf = vivpoll_engine_take_buffer(dev, end);
+	u32 sequence = run->sequence++;
 
-	buf = vivpoll_engine_account(dev, vivpoll_engine_take_buffer(dev, end),
-				     end);
-	run->slot++;
-	return buf;
-}
-
-/* Unthrottled: a frame for every queued buffer, as soon as it is queued */
-static bool vivpoll_engine_unthrottled_tick(struct vivpoll_dev *dev)
-{
-	struct vivpoll_buffer *buf;
-
-	if (vivpoll_engine_wait(dev, KTIME_MAX, true))
-		return true;
-	buf = vivpoll_engine_take_buffer(dev, U64_MAX);
-	if (buf) {
-		vivpoll_engine_frame_sync(dev);
-		vivpoll_engine_account(dev, buf, ktime_get_ns());
-		vivpoll_engine_deliver(dev, buf);
+	if (!buf) {
+		vivpoll_ctrl_add(dev->ctrl_drops, 1);
+		dev_dbg(dev->v4l2_dev.dev, "frame %u dropped, no buffer\n",
+			sequence);
+		return NULL;
 	}
-	return false;
+	buf->vb.sequence = sequence;
+	buf->vb.field = V4L2_FIELD_NONE;
+	buf->vb.vb2_buf.timestamp = end;
+	return buf;
 }
 
 /*
@@ -313,43 +237,37 @@ static void vivpoll_engine_catch_up(struct vivpoll_dev *dev)
 	if (!missed)
 		return;
 	run->slot = slot;
-	vivpoll_ctrls_count(dev, 0, missed);
-	vivpoll_dbg(1, dev, "engine late: %llu frame slots dropped\n", missed);
+	vivpoll_ctrl_add(dev->ctrl_drops, missed);
+	dev_dbg(dev->v4l2_dev.dev, "engine late: %llu frame slots dropped\n",
+		missed);
 }
 
 static int vivpoll_engine_thread(void *data)
 {
 	struct vivpoll_dev *dev = data;
 	struct vivpoll_run *run = &dev->run;
+	struct v4l2_event sync = { .type = V4L2_EVENT_FRAME_SYNC };
 	struct vivpoll_buffer *done = NULL;
 	u64 end;
 
 	set_freezable();
-	vivpoll_dbg(1, dev, "engine thread started%s\n",
-		    run->unthrottled ? ", unthrottled" : "");
 	for (;;) {
 		try_to_freeze();
-		if (run->unthrottled) {
-			if (vivpoll_engine_unthrottled_tick(dev))
-				break;
-			cond_resched();
-			continue;
-		}
 		/* a frame slot begins: the reception of its frame begins */
 		vivpoll_engine_catch_up(dev);
-		vivpoll_engine_frame_sync(dev);
+		sync.u.frame_sync.frame_sequence = run->sequence;
+		v4l2_event_queue(&dev->vdev, &sync);
 		/* then the frame that ended as it began is written out */
 		if (done)
 			vivpoll_engine_deliver(dev, done);
 		/* it ends when the next one begins */
 		end = vivpoll_engine_slot_begin(run, run->slot + 1);
-		if (vivpoll_engine_wait(dev, end, false))
+		if (vivpoll_engine_wait(end))
 			break;
 		done = vivpoll_engine_end_slot(dev);
 		vivpoll_engine_update_interval(dev);
 		cond_resched();
 	}
-	vivpoll_dbg(1, dev, "engine thread stopped\n");
 	return 0;
 }
 
@@ -366,7 +284,6 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 		return -EBUSY;
 
 	memset(run, 0, sizeof(*run));
-	run->unthrottled = v4l2_ctrl_g_ctrl(dev->ctrl_unthrottled);
 	mutex_lock(&dev->gen_lock);
 	run->tpf = dev->timeperframe;
 	/* Zeroed: it is copied into buffers userspace sees */
@@ -389,25 +306,26 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 	run->start_ns = ktime_get_ns();
 	run->stream_start_ns = run->start_ns;
 
-	vivpoll_ctrls_engine_running(dev, true);
+	v4l2_ctrl_s_ctrl(dev->ctrl_running, true);
 
-	thread = kthread_run(vivpoll_engine_thread, dev, "%s-engine",
+	/* vivpoll-N-cap: within TASK_COMM_LEN for every instance */
+	thread = kthread_run(vivpoll_engine_thread, dev, "%s-cap",
 			     dev->v4l2_dev.name);
 	if (IS_ERR(thread)) {
 		v4l2_err(&dev->v4l2_dev, "cannot start the engine thread\n");
-		vivpoll_ctrls_engine_running(dev, false);
+		v4l2_ctrl_s_ctrl(dev->ctrl_running, false);
 		vfree(run->pattern);
 		run->pattern = NULL;
 		return PTR_ERR(thread);
 	}
 	dev->engine = thread;
 	/* only engines that run count as started */
-	vivpoll_ctrls_engine_started(dev);
+	vivpoll_ctrl_add(dev->ctrl_starts, 1);
 	trace_vivpoll_engine_start(dev->inst);
 	return 0;
 }
 
-/* Stop the engine; called from the vb2 stop_streaming op */
+/* Stop the engine; called from the vb2 stop_streaming op, queue lock held */
 void vivpoll_engine_stop(struct vivpoll_dev *dev)
 {
 	struct vivpoll_run *run = &dev->run;
@@ -420,30 +338,8 @@ void vivpoll_engine_stop(struct vivpoll_dev *dev)
 	vfree(run->pattern);
 	run->pattern = NULL;
 
-	vivpoll_ctrls_engine_running(dev, false);
+	v4l2_ctrl_s_ctrl(dev->ctrl_running, false);
 	trace_vivpoll_engine_stop(dev->inst, run->sequence);
-	vivpoll_dbg(1, dev, "engine stopped after %u frame slots\n",
-		    run->sequence);
-}
-
-/*
- * Hand the buffers on @list to the engine, queued now. It is only woken up
- * if it waits for a buffer: when unthrottled.
- */
-void vivpoll_engine_queue(struct vivpoll_dev *dev, struct list_head *list)
-{
-	u64 now = ktime_get_ns();
-	struct vivpoll_buffer *buf;
-	bool wake;
-
-	list_for_each_entry(buf, list, list)
-		buf->queued_ns = now;
-	spin_lock(&dev->lock);
-	list_splice_tail_init(list, &dev->buf_list);
-	wake = dev->engine_wants_buffer;
-	spin_unlock(&dev->lock);
-	if (wake)
-		wake_up(&dev->engine_wq);
 }
 
 /* Hand all buffers still owned by the driver back to vb2; needs dev->mutex */
@@ -451,15 +347,11 @@ void vivpoll_engine_return_buffers(struct vivpoll_dev *dev,
 				   enum vb2_buffer_state state)
 {
 	struct vivpoll_buffer *buf, *tmp;
-	LIST_HEAD(list);
 
 	spin_lock(&dev->lock);
-	list_splice_init(&dev->buf_list, &list);
-	spin_unlock(&dev->lock);
-	list_splice_tail_init(&dev->qbuf_list, &list);
-
-	list_for_each_entry_safe(buf, tmp, &list, list) {
+	list_for_each_entry_safe(buf, tmp, &dev->buf_list, list) {
 		list_del(&buf->list);
 		vb2_buffer_done(&buf->vb.vb2_buf, state);
 	}
+	spin_unlock(&dev->lock);
 }

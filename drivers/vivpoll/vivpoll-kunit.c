@@ -110,10 +110,12 @@ static void vivpoll_test_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sz->width, 1280);
 	KUNIT_EXPECT_EQ(test, sz->height, 720);
 
-	KUNIT_EXPECT_TRUE(test, vivpoll_size_is_valid(640, 480));
-	KUNIT_EXPECT_TRUE(test, vivpoll_size_is_valid(1920, 1080));
-	KUNIT_EXPECT_FALSE(test, vivpoll_size_is_valid(641, 480));
-	KUNIT_EXPECT_FALSE(test, vivpoll_size_is_valid(0, 0));
+	/* an exact size is its own nearest, which VIDIOC_ENUM_FRAMEINTERVALS needs */
+	sz = vivpoll_nearest_size(1920, 1080);
+	KUNIT_EXPECT_EQ(test, sz->width, 1920);
+	KUNIT_EXPECT_EQ(test, sz->height, 1080);
+	sz = vivpoll_nearest_size(641, 480);
+	KUNIT_EXPECT_NE(test, sz->width, 641);
 }
 
 static void vivpoll_test_intervals(struct kunit *test)
@@ -248,7 +250,7 @@ static void vivpoll_test_clock_text(struct kunit *test)
 	const struct v4l2_fract fps30 = { 1, 30 };
 	const struct v4l2_fract fps60 = { 1, 60 };
 
-	/* the clock is sequence x interval, from the first frame on */
+	/* the time since the start of the stream, as h:m:s.ms, and the sequence */
 	vivpoll_expect_clock(test, vivpoll_frame_due_ns(0, &fps30), 0,
 			     " 00:00:00.000 frame 0");
 	vivpoll_expect_clock(test, vivpoll_frame_due_ns(5, &fps30), 5,

@@ -3,9 +3,8 @@
  * Pure helpers of the vivpoll driver
  *
  * Format arithmetic, buffer counts and sizes, frame timing and the clock
- * text drawn into the frames. None of this touches
- * device state; vivpoll_kunit.ko tests it through the exports below,
- * which exist only in kernels with KUnit.
+ * text drawn into the frames, free of device state: vivpoll_kunit.ko tests
+ * them through the exports below, which exist only with KUnit.
  */
 
 #include <kunit/visibility.h>
@@ -90,18 +89,6 @@ const struct v4l2_frmsize_discrete *vivpoll_nearest_size(u32 width,
 				      width, height, width, height);
 }
 EXPORT_SYMBOL_IF_KUNIT(vivpoll_nearest_size);
-
-bool vivpoll_size_is_valid(u32 width, u32 height)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(vivpoll_sizes); i++)
-		if (vivpoll_sizes[i].width == width &&
-		    vivpoll_sizes[i].height == height)
-			return true;
-	return false;
-}
-EXPORT_SYMBOL_IF_KUNIT(vivpoll_size_is_valid);
 
 static u64 vivpoll_fract_ns(const struct v4l2_fract *f)
 {

@@ -59,7 +59,6 @@ u32 vivpoll_bytesperline(const struct vivpoll_fmt *fmt, u32 width);
 u32 vivpoll_sizeimage(const struct vivpoll_fmt *fmt, u32 width, u32 height);
 const struct v4l2_frmsize_discrete *vivpoll_nearest_size(u32 width,
 							 u32 height);
-bool vivpoll_size_is_valid(u32 width, u32 height);
 unsigned int vivpoll_nearest_interval(const struct v4l2_fract *tpf);
 
 unsigned int vivpoll_buffers_to_allocate(unsigned int requested,

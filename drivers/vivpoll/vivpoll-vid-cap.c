@@ -3,14 +3,15 @@
  * Video capture queue, formats and ioctls
  *
  * A single-planar capture queue with MMAP, USERPTR, DMABUF and read() I/O
- * on vmalloc buffers. The formats are packed YUV, RGB and GREY at a few
- * discrete frame sizes and frame intervals. The .poll file operation is
- * vb2_fop_poll(), which may start the read() emulator and so the engine,
- * for a caller that asks for POLLIN; a wait for events alone takes neither
+ * on vmalloc buffers; packed YUV, RGB and GREY formats at a few discrete
+ * frame sizes and intervals. A poll() that asks for POLLIN may start the
+ * read() emulator and so the engine; a wait for events alone takes neither
  * the queue nor its lock. A trace event records what the caller asked for.
  */
 
 #include <linux/kernel.h>
+#include <linux/poll.h>
+#include <linux/timekeeping.h>
 #include <linux/videodev2.h>
 #include <media/v4l2-common.h>
 #include <media/v4l2-ctrls.h>
@@ -47,9 +48,10 @@ static int vivpoll_queue_setup(struct vb2_queue *vq, unsigned int *nbuffers,
 	if (*nplanes) {
 		if (*nplanes != 1 ||
 		    !vivpoll_plane_size_ok(sizes[0], dev->sizeimage)) {
-			vivpoll_dbg(1, dev, "CREATE_BUFS: bad size %u (%u to %u)\n",
-				    sizes[0], dev->sizeimage,
-				    VIVPOLL_MAX_PLANE_SIZE);
+			dev_dbg(dev->v4l2_dev.dev,
+				"CREATE_BUFS: bad size %u (%u to %u)\n",
+				sizes[0], dev->sizeimage,
+				VIVPOLL_MAX_PLANE_SIZE);
 			return -EINVAL;
 		}
 		return 0;
@@ -65,8 +67,8 @@ static int vivpoll_buf_prepare(struct vb2_buffer *vb)
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vb->vb2_queue);
 
 	if (vb2_plane_size(vb, 0) < dev->sizeimage) {
-		vivpoll_dbg(1, dev, "buffer too small (%lu < %u)\n",
-			    vb2_plane_size(vb, 0), dev->sizeimage);
+		dev_dbg(dev->v4l2_dev.dev, "buffer too small (%lu < %u)\n",
+			vb2_plane_size(vb, 0), dev->sizeimage);
 		return -EINVAL;
 	}
 	vb2_set_plane_payload(vb, 0, dev->sizeimage);
@@ -77,16 +79,15 @@ static void vivpoll_buf_queue(struct vb2_buffer *vb)
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vb->vb2_queue);
 	struct vivpoll_buffer *buf = to_vivpoll_buffer(to_vb2_v4l2_buffer(vb));
-	LIST_HEAD(list);
 
-	/* Within VIDIOC_QBUF: vivpoll_qbuf() hands the buffer on */
-	if (dev->in_qbuf) {
-		list_add_tail(&buf->list, &dev->qbuf_list);
-		return;
-	}
-
-	list_add_tail(&buf->list, &list);
-	vivpoll_engine_queue(dev, &list);
+	/*
+	 * Stamped for the engine, which fills no buffer queued after its slot
+	 * ended, and may fill this one before VIDIOC_QBUF returns
+	 */
+	buf->queued_ns = ktime_get_ns();
+	spin_lock(&dev->lock);
+	list_add_tail(&buf->list, &dev->buf_list);
+	spin_unlock(&dev->lock);
 }
 
 /*
@@ -219,13 +220,6 @@ static int vivpoll_g_fmt(struct file *file, void *priv, struct v4l2_format *f)
 	struct v4l2_pix_format *pix = &f->fmt.pix;
 
 	vivpoll_fill_pix(pix, dev->fmt, dev->width, dev->height);
-	/* as vivid does: what the tpg was configured to draw */
-	mutex_lock(&dev->gen_lock);
-	pix->colorspace = tpg_g_colorspace(&dev->tpg);
-	pix->xfer_func = tpg_g_xfer_func(&dev->tpg);
-	pix->ycbcr_enc = tpg_g_ycbcr_enc(&dev->tpg);
-	pix->quantization = tpg_g_quantization(&dev->tpg);
-	mutex_unlock(&dev->gen_lock);
 	return 0;
 }
 
@@ -278,9 +272,11 @@ static int vivpoll_enum_framesizes(struct file *file, void *priv,
 static int vivpoll_enum_frameintervals(struct file *file, void *priv,
 				       struct v4l2_frmivalenum *fival)
 {
-	if (!vivpoll_find_format(fival->pixel_format))
-		return -EINVAL;
-	if (!vivpoll_size_is_valid(fival->width, fival->height))
+	const struct v4l2_frmsize_discrete *size;
+
+	size = vivpoll_nearest_size(fival->width, fival->height);
+	if (!vivpoll_find_format(fival->pixel_format) ||
+	    size->width != fival->width || size->height != fival->height)
 		return -EINVAL;
 	if (fival->index >= ARRAY_SIZE(vivpoll_intervals))
 		return -EINVAL;
@@ -302,8 +298,7 @@ static int vivpoll_g_parm(struct file *file, void *priv,
 	cp->capturemode = 0;
 	cp->timeperframe = dev->timeperframe;
 	cp->extendedmode = 0;
-	/* the buffers read() uses: none without read() (no_read=1) */
-	cp->readbuffers = dev->queue.io_modes & VB2_READ ? VIVPOLL_READ_BUFFERS : 0;
+	cp->readbuffers = VIVPOLL_READ_BUFFERS;
 	return 0;
 }
 
@@ -322,29 +317,6 @@ static int vivpoll_s_parm(struct file *file, void *priv,
 	dev->timeperframe = vivpoll_intervals[i];
 	mutex_unlock(&dev->gen_lock);
 	return vivpoll_g_parm(file, priv, parm);
-}
-
-/*
- * vb2_core_qbuf() passes the buffer to buf_queue before it fills in the
- * v4l2_buffer that VIDIOC_QBUF returns. The engine can fill a buffer at
- * once, and if it completed one in between, VIDIOC_QBUF would return it
- * with V4L2_BUF_FLAG_DONE set. So buffers queued by VIDIOC_QBUF only go
- * to the engine when vb2 is done with the ioctl. Without this, with the
- * Unthrottled control set, v4l2-compliance -s warns "QBUF returned the
- * buffer as DONE" in about one run of two (tests/44-queue-ctrls).
- */
-static int vivpoll_qbuf(struct file *file, void *priv, struct v4l2_buffer *p)
-{
-	struct vivpoll_dev *dev = video_drvdata(file);
-	int ret;
-
-	dev->in_qbuf = true;
-	ret = vb2_ioctl_qbuf(file, priv, p);
-	dev->in_qbuf = false;
-
-	if (!list_empty(&dev->qbuf_list))
-		vivpoll_engine_queue(dev, &dev->qbuf_list);
-	return ret;
 }
 
 static int vivpoll_enum_input(struct file *file, void *priv,
@@ -391,24 +363,6 @@ static int vivpoll_s_input(struct file *file, void *priv, unsigned int i)
 	return 0;
 }
 
-/* The controls, counters included, are logged by v4l2_ctrl_log_status() */
-static int vivpoll_log_status(struct file *file, void *priv)
-{
-	struct vivpoll_dev *dev = video_drvdata(file);
-	bool cam2_signal;
-
-	mutex_lock(&dev->gen_lock);
-	cam2_signal = dev->cam2_signal;
-	mutex_unlock(&dev->gen_lock);
-
-	v4l2_info(&dev->v4l2_dev, "input: %s, Camera 2 signal: %s\n",
-		  vivpoll_input_names[dev->input], cam2_signal ? "yes" : "no");
-	v4l2_info(&dev->v4l2_dev, "format: %p4cc %ux%u, %u/%u s per frame\n",
-		  &dev->fmt->fourcc, dev->width, dev->height,
-		  dev->timeperframe.numerator, dev->timeperframe.denominator);
-	return v4l2_ctrl_log_status(file, priv);
-}
-
 /*
  * A caller that does not ask for POLLIN waits for events alone: for a
  * capture queue vb2_poll() then only adds the queue's wait queue (which
@@ -445,16 +399,6 @@ const struct v4l2_file_operations vivpoll_fops = {
 	.mmap = vb2_fop_mmap,
 };
 
-/* no_read=1: no read(), so that vb2 is never asked for one it cannot do */
-const struct v4l2_file_operations vivpoll_fops_no_read = {
-	.owner = THIS_MODULE,
-	.open = v4l2_fh_open,
-	.release = vb2_fop_release,
-	.poll = vivpoll_poll,
-	.unlocked_ioctl = video_ioctl2,
-	.mmap = vb2_fop_mmap,
-};
-
 const struct v4l2_ioctl_ops vivpoll_ioctl_ops = {
 	.vidioc_querycap = vivpoll_querycap,
 	.vidioc_enum_fmt_vid_cap = vivpoll_enum_fmt,
@@ -474,13 +418,13 @@ const struct v4l2_ioctl_ops vivpoll_ioctl_ops = {
 	.vidioc_create_bufs = vb2_ioctl_create_bufs,
 	.vidioc_prepare_buf = vb2_ioctl_prepare_buf,
 	.vidioc_querybuf = vb2_ioctl_querybuf,
-	.vidioc_qbuf = vivpoll_qbuf,
+	.vidioc_qbuf = vb2_ioctl_qbuf,
 	.vidioc_dqbuf = vb2_ioctl_dqbuf,
 	.vidioc_expbuf = vb2_ioctl_expbuf,
 	.vidioc_streamon = vb2_ioctl_streamon,
 	.vidioc_streamoff = vb2_ioctl_streamoff,
 
-	.vidioc_log_status = vivpoll_log_status,
+	.vidioc_log_status = v4l2_ctrl_log_status,
 	.vidioc_subscribe_event = vivpoll_subscribe_event,
 	.vidioc_unsubscribe_event = v4l2_event_unsubscribe,
 };
@@ -496,14 +440,12 @@ void vivpoll_vid_cap_init(struct vivpoll_dev *dev)
 	mutex_unlock(&dev->gen_lock);
 }
 
-int vivpoll_vid_cap_queue_init(struct vivpoll_dev *dev, bool read_io)
+int vivpoll_vid_cap_queue_init(struct vivpoll_dev *dev)
 {
 	struct vb2_queue *q = &dev->queue;
 
 	q->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	q->io_modes = VB2_MMAP | VB2_USERPTR | VB2_DMABUF;
-	if (read_io)
-		q->io_modes |= VB2_READ;
+	q->io_modes = VB2_MMAP | VB2_USERPTR | VB2_DMABUF | VB2_READ;
 	q->drv_priv = dev;
 	q->buf_struct_size = sizeof(struct vivpoll_buffer);
 	q->ops = &vivpoll_qops;

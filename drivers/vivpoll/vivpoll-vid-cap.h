@@ -12,10 +12,9 @@
 struct vivpoll_dev;
 
 extern const struct v4l2_file_operations vivpoll_fops;
-extern const struct v4l2_file_operations vivpoll_fops_no_read;
 extern const struct v4l2_ioctl_ops vivpoll_ioctl_ops;
 
 void vivpoll_vid_cap_init(struct vivpoll_dev *dev);
-int vivpoll_vid_cap_queue_init(struct vivpoll_dev *dev, bool read_io);
+int vivpoll_vid_cap_queue_init(struct vivpoll_dev *dev);
 
 #endif

@@ -45,21 +45,6 @@ TRACE_EVENT(vivpoll_engine_stop,
 	    TP_printk("inst=%u slots=%u", __entry->inst, __entry->slots)
 );
 
-/* @index is the index of the filled buffer, -1 for a dropped frame slot */
-TRACE_EVENT(vivpoll_frame,
-	    TP_PROTO(unsigned int inst, u32 sequence, int index),
-	    TP_ARGS(inst, sequence, index),
-	    TP_STRUCT__entry(__field(unsigned int, inst)
-			     __field(u32, sequence)
-			     __field(int, index)),
-	    TP_fast_assign(__entry->inst = inst;
-			   __entry->sequence = sequence;
-			   __entry->index = index;),
-	    TP_printk("inst=%u seq=%u buf=%d%s",
-		      __entry->inst, __entry->sequence, __entry->index,
-		      __entry->index < 0 ? " dropped" : "")
-);
-
 #endif /* _VIVPOLL_TRACE_H_ */
 
 /* This part must be outside the header guard */
