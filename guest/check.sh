@@ -5,8 +5,8 @@
 # a silence. Without VIVPOLL_RUN (by hand, in make shell), every executable
 # there runs.
 #
-# Per suite: a result for its exit status, its plan (exactly one "1..N"
-# and N results), and the kernel log it left (read and cleared after
+# Per suite: a result for its exit status, its plan ("1..N" before the
+# first result, and N results), and the kernel log it left (read and cleared after
 # every suite, kept whole in /tmp/kernel.log for guest/init to hand to the
 # host). The boot log is scanned before the first suite. The last line is
 # "ok - guest finished": a guest whose log lacks it did not finish.
@@ -86,12 +86,15 @@ for name in $suites; do
 		echo "not ok - $name $why"
 	fi
 	# a suite that runs a program N times (VIVPOLL_SCALE) prints N plans:
-	# their sum is its plan
+	# their sum is its plan; the first comes before any result
 	results=$(grep -cE '^(not )?ok( |$)' "$out")
 	plans=$(grep -cE '^1\.\.[0-9]+$' "$out")
 	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
+	first=$(grep -E '^(1\.\.[0-9]+|(not )?ok( .*)?)$' "$out" | head -1)
 	if [ "$plans" = 0 ]; then
 		echo "not ok - $name prints a plan (1..N) # it printed none, and $results results"
+	elif [ "${first#1..}" = "$first" ]; then
+		echo "not ok - $name states its plan before its results # its first result comes first: $first"
 	elif [ "$results" != "$plan" ]; then
 		echo "not ok - $name reports as many results as its plan # $results results for a plan of $plan"
 	else
