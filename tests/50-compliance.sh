@@ -106,7 +106,8 @@ report() {
 		not_ok "$what # $nf failure(s) tolerated as API drift, but no streaming test ran after them (no 'test MMAP ...: OK')"
 		grep -E 'fail:|FAIL|test MMAP|test USERPTR|test DMABUF' "$o" | head -20 | diag
 	else
-		not_ok "$what # $nf failure(s), $nw warning(s), the first: $(grep -m1 -oE '(fail|warn): .*' "$o")"
+		fw=$(grep -m1 -oE 'warn: .*' "$o") ff=$(grep -m1 -oE 'fail: .*' "$o")
+		not_ok "$what # $nf failure(s), $nw warning(s)${fw:+; the first warning: $fw}${ff:+; the first failure: $ff}"
 		grep -oE '(fail|warn): .*|.*(FAIL|WARN).*' "$o" | head -40 | diag
 	fi
 }
