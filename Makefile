@@ -29,8 +29,9 @@ all: guest
 help:
 	@sed -n '/^## Make targets/,/^## /p' README.md
 
+# what the goals need: make check does not install make demo's drawing and browser
 deps:
-	@tools/deps.sh
+	@tools/deps.sh $(or $(MAKECMDGOALS),all)
 
 kernel: deps
 	@tools/build-kernel.sh > /dev/null

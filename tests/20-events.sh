@@ -2,25 +2,15 @@
 # vivpoll-events: an event-only client (select on exceptfds only) receives
 # control and source change events and never starts the engine. With
 # fs.poll_legacy_null_table=1 the same client starts it, and says so.
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-expect() { # expect DESCRIPTION COMMAND...: ok if the command succeeds
-	d=$1; shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
-diag() { sed 's/^/# /'; }
+. /vivpoll/lib.sh
 out=/tmp/20-events.out
 sysctl=/proc/sys/fs/poll_legacy_null_table
 scale=${VIVPOLL_SCALE:-1}
 
-echo "TAP version 13"
-rmmod vivpoll 2> /dev/null
-modprobe vivpoll || { not_ok "modprobe vivpoll"; echo "1..$n"; exit 1; }
-dev=$(for d in /dev/video*; do
-	v4l2-ctl -d "$d" --info 2> /dev/null | grep -q 'Driver name *: vivpoll' && echo "$d" && break
-done)
-[ -n "$dev" ] || { not_ok "a vivpoll device exists"; echo "1..$n"; exit 1; }
+plan 12
+reload || bail "modprobe vivpoll"
+dev=$(vivpoll_nodes | head -1)
+[ -n "$dev" ] || bail "a vivpoll device exists"
 [ -e "$sysctl" ] && echo 0 > "$sysctl"
 
 # 1. self-test: raises Camera 2 signal toggle and brightness change itself
@@ -79,5 +69,4 @@ fi
 
 # leave the default state
 rmmod vivpoll 2> /dev/null; modprobe vivpoll
-echo "1..$n"
-[ "$fails" = 0 ]
+finish

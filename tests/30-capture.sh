@@ -2,17 +2,12 @@
 # vivpoll-capture: N frames via mmap + poll(POLLIN) and via read(), selected
 # frames written as PNG (RGB24 through libv4lconvert), each PNG decoded with
 # libpng (vivpoll-pngcheck) and checked for the configured size.
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-expect() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-diag() { sed 's/^/# /'; }
+. /vivpoll/lib.sh
 out=/tmp/30-capture.out
 scale=${VIVPOLL_SCALE:-1}
 
-echo "TAP version 13"
-rmmod vivpoll 2> /dev/null
-modprobe vivpoll || { not_ok "modprobe vivpoll"; echo "1..$n"; exit 1; }
+plan 20
+reload || bail "modprobe vivpoll"
 if [ -d /host ] && touch /host/.w 2> /dev/null; then
 	rm -f /host/.w
 	top=/host/check-frames
@@ -77,5 +72,4 @@ rc=$?
 expect "vivpoll-pngcheck rejects a non-PNG file" [ "$rc" = 1 ]
 
 rmmod vivpoll 2> /dev/null; modprobe vivpoll
-echo "1..$n"
-[ "$fails" = 0 ]
+finish

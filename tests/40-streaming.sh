@@ -13,11 +13,7 @@
 # STARTUP s. On a slower guest (VIVPOLL_SCALE > 1,
 # the debug kernel: KASAN under TCG) 30 frames at 320x240 and 15 fps, a rate
 # it keeps up with.
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-expect() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-diag() { sed 's/^/# /'; }
+. /vivpoll/lib.sh
 out=/tmp/40-streaming.out
 fps=30 count=60
 scale=${VIVPOLL_SCALE:-1}
@@ -29,13 +25,10 @@ size=$((w * h * 2))
 # 0.2 to 0.8 s longer than its frames
 maxlag=8 startup=$(awk -v s="$scale" 'BEGIN { print 1.5 * s }')
 
-echo "TAP version 13"
-rmmod vivpoll 2> /dev/null
-modprobe vivpoll || { not_ok "modprobe vivpoll"; echo "1..$n"; exit 1; }
-dev=$(for d in /dev/video*; do
-	v4l2-ctl -d "$d" --info 2> /dev/null | grep -q 'Driver name *: vivpoll' && echo "$d" && break
-done)
-[ -n "$dev" ] || { not_ok "a vivpoll device exists"; echo "1..$n"; exit 1; }
+plan 12
+reload || bail "modprobe vivpoll"
+dev=$(vivpoll_nodes | head -1)
+[ -n "$dev" ] || bail "a vivpoll device exists"
 
 uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 
@@ -113,5 +106,4 @@ expect "wall clock $wall s is $count frames at $fps fps (+-10%, + at most $start
 	awk -v w="$wall" -v n=$count -v f=$fps -v s="$startup" 'BEGIN { exit !(w >= (n - 1) / f * 0.9 && w <= (n - 1) / f * 1.1 + s) }'
 
 rmmod vivpoll 2> /dev/null; modprobe vivpoll
-echo "1..$n"
-[ "$fails" = 0 ]
+finish

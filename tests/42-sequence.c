@@ -34,41 +34,6 @@
 #define CAP	V4L2_BUF_TYPE_VIDEO_CAPTURE
 #define NBUF	4
 
-static int start(int fd, int nb)
-{
-	int type = CAP, i;
-
-	for (i = 0; i < nb; i++) {
-		struct v4l2_buffer b = {
-			.index = i, .type = CAP, .memory = V4L2_MEMORY_MMAP,
-		};
-
-		if (ioctl(fd, VIDIOC_QBUF, &b))
-			return -errno;
-	}
-	return ioctl(fd, VIDIOC_STREAMON, &type) ? -errno : 0;
-}
-
-static void stop(int fd)
-{
-	int type = CAP;
-
-	ioctl(fd, VIDIOC_STREAMOFF, &type);
-	vt_reqbufs(fd, 0);
-}
-
-static int dqbuf(int fd, struct v4l2_buffer *b, unsigned int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	memset(b, 0, sizeof(*b));
-	b->type = CAP;
-	b->memory = V4L2_MEMORY_MMAP;
-	if (poll(&p, 1, ms) != 1)
-		return -ETIMEDOUT;
-	return ioctl(fd, VIDIOC_DQBUF, b) ? -errno : 0;
-}
-
 static uint64_t ts_us(const struct v4l2_buffer *b)
 {
 	return b->timestamp.tv_sec * 1000000ull + b->timestamp.tv_usec;
@@ -80,40 +45,44 @@ static void test_held_buffers(const char *path)
 	struct v4l2_buffer b[NBUF], next = { 0 };
 	int64_t drops0 = -1, drops1 = -1;
 	int fd = vp_open(path, O_RDWR | O_NONBLOCK);
-	int nb, i, r = 0;
+	struct vt_stream s;
+	int i, r = 0;
 	uint32_t gap = 0, last = 0;
 
-	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd)))
-		return;
-	vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
-	vp_set_fps(fd, 30, NULL, NULL);
-	nb = vt_reqbufs(fd, NBUF);
-	if (!vt_ok(nb == NBUF, "REQBUFS 4", "got %d", nb)) {
-		close(fd);
+	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd))) {
+		vt_not_run(4, "held buffers", "no device");
 		return;
 	}
-	r = start(fd, nb);
-	if (!vt_ok(!r, "QBUF 4 and STREAMON", "%s", vt_errname(-r))) {
+	vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
+	vp_set_fps(fd, 30, NULL, NULL);
+	r = vt_stream_start(&s, fd, NBUF, NBUF);
+	if (!vt_ok(!r && s.n == NBUF, "REQBUFS 4, QBUF all, STREAMON",
+		   "%s: %s, %u buffers", s.step ? s.step : "-",
+		   vt_errname(-r), s.n)) {
+		vt_stream_stop(&s);
 		close(fd);
+		vt_not_run(3, "held buffers", "no stream");
 		return;
 	}
 	/* every buffer comes back and is held */
-	for (i = 0; i < nb && !r; i++)
-		r = dqbuf(fd, &b[i], 5000 * vt_scale());
+	for (i = 0; i < NBUF && !r; i++)
+		r = vt_dqbuf(fd, &b[i], 5000 * vt_scale());
 	/* QBUF writes the buffer back, sequence 0 */
-	last = r ? 0 : b[nb - 1].sequence;
+	last = r ? 0 : b[NBUF - 1].sequence;
 	vp_ctrl_get64(fd, VIVPOLL_CID_DROPS, &drops0);
 	vp_sleep_ms(hold * 1000 / 30);
-	for (i = 0; i < nb && !r; i++)
+	for (i = 0; i < NBUF && !r; i++)
 		r = ioctl(fd, VIDIOC_QBUF, &b[i]) ? -errno : 0;
 	if (!r)
-		r = dqbuf(fd, &next, 5000 * vt_scale());
+		r = vt_dqbuf(fd, &next, 5000 * vt_scale());
 	vp_ctrl_get64(fd, VIVPOLL_CID_DROPS, &drops1);
-	stop(fd);
+	vt_stream_stop(&s);
 	close(fd);
 	if (!vt_ok(!r, "hold all buffers, queue them again, dequeue one",
-		   "%s", vt_errname(-r)))
+		   "%s", vt_errname(-r))) {
+		vt_not_run(2, "held buffers", "no frame");
 		return;
+	}
 	gap = next.sequence - last - 1;
 	vt_diag("held %u intervals: sequence %u -> %u, drops %" PRId64
 		" -> %" PRId64, hold, last, next.sequence,
@@ -133,27 +102,24 @@ static void test_first_frame(const char *path)
 	unsigned int i, early = 0, ready = 0, not_eof = 0;
 	uint64_t t0_us, lead_us, worst = UINT64_MAX;
 	struct v4l2_buffer b;
+	struct vt_stream s;
 	char c;
-	int fd, nb, r = 0;
+	int fd, r = 0;
 
 	for (i = 0; i < tries && !r; i++) {
 		fd = vp_open(path, O_RDWR | O_NONBLOCK);
 		if (fd < 0) {
-			vt_ok(false, "open the device", "%s", strerror(-fd));
-			return;
+			r = fd;
+			break;
 		}
 		vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL);
 		vp_set_fps(fd, fps, NULL, NULL);
-		nb = vt_reqbufs(fd, NBUF);
-		t0_us = vp_now_ns() / 1000;
-		r = nb == NBUF ? start(fd, nb) : -ENOMEM;
+		r = vt_stream_start(&s, fd, NBUF, NBUF);
+		t0_us = s.t_streamon_ns / 1000;
 		if (!r) {
-			memset(&b, 0, sizeof(b));
-			b.type = CAP;
-			b.memory = V4L2_MEMORY_MMAP;
-			if (!ioctl(fd, VIDIOC_DQBUF, &b))
+			if (!vt_dqbuf(fd, &b, -1))
 				ready++;
-			r = dqbuf(fd, &b, 5000 * vt_scale());
+			r = vt_dqbuf(fd, &b, 5000 * vt_scale());
 		}
 		if (!r) {
 			lead_us = ts_us(&b) > t0_us ? ts_us(&b) - t0_us : 0;
@@ -166,12 +132,14 @@ static void test_first_frame(const char *path)
 			    V4L2_BUF_FLAG_TSTAMP_SRC_EOF)
 				not_eof++;
 		}
-		stop(fd);
+		vt_stream_stop(&s);
 		close(fd);
 	}
 	if (!vt_ok(!r, "stream 320x240 at 30 fps from STREAMON", "%s",
-		   vt_errname(-r)))
+		   vt_errname(-r))) {
+		vt_not_run(5, "the first frame", "no stream");
 		return;
+	}
 	vt_ok(!ready, "a non-blocking DQBUF right after STREAMON finds no frame",
 	      "a frame was ready at once in %u of %u starts", ready, tries);
 	vt_ok(!early, "the first frame's timestamp is one interval after "
@@ -183,8 +151,10 @@ static void test_first_frame(const char *path)
 
 	/* read(): its first call starts the engine; nothing can be ready */
 	fd = vp_open(path, O_RDWR | O_NONBLOCK);
-	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd)))
+	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd))) {
+		vt_not_run(1, "read()", "no device");
 		return;
+	}
 	r = read(fd, &c, 1) < 0 ? -errno : 0;
 	close(fd);
 	vt_ok(r == -EAGAIN, "a non-blocking read() that starts streaming "
@@ -200,14 +170,18 @@ static void test_late_engine(const char *path)
 	int fd = vp_open(path, O_RDWR | O_NONBLOCK);
 	uint64_t t0, t1, worst = 0, expect_slots;
 	unsigned int got = 0, bad = 0, last = 0;
-	int nb, r = 0, noise = -1;
+	struct vt_stream s;
+	int r = 0, noise = -1;
 	char why[160] = "";
 
-	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd)))
+	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd))) {
+		vt_not_run(3, "the late engine", "no device");
 		return;
+	}
 	if (vp_set_format(fd, 1920, 1080, V4L2_PIX_FMT_XBGR32, NULL, NULL) ||
 	    vp_set_fps(fd, fps, NULL, NULL)) {
 		vt_ok(false, "1920x1080 XBGR32 at 60 fps", NULL);
+		vt_not_run(2, "the late engine", "no format");
 		close(fd);
 		return;
 	}
@@ -218,22 +192,26 @@ static void test_late_engine(const char *path)
 			noise = (int)m.index;
 	if (noise < 0 || vp_ctrl_set(fd, V4L2_CID_TEST_PATTERN, noise)) {
 		vt_ok(false, "the Noise test pattern", NULL);
+		vt_not_run(2, "the late engine", "no Noise pattern");
 		close(fd);
 		return;
 	}
 	vp_ctrl_get64(fd, VIVPOLL_CID_FRAMES, &f0);
 	vp_ctrl_get64(fd, VIVPOLL_CID_DROPS, &d0);
-	nb = vt_reqbufs(fd, NBUF);
-	t0 = vp_now_ns();
-	if (nb <= 0 || start(fd, nb)) {
-		vt_ok(false, "stream 1920x1080", NULL);
+	r = vt_stream_start(&s, fd, NBUF, NBUF);
+	t0 = s.t_streamon_ns;
+	if (r) {
+		vt_ok(false, "stream 1920x1080", "%s: %s", s.step,
+		      vt_errname(-r));
+		vt_not_run(2, "the late engine", "no stream");
+		vt_stream_stop(&s);
 		close(fd);
 		return;
 	}
 	while (vp_now_ns() - t0 < 2000000000ull && !r) {
 		int64_t want, diff;
 
-		r = dqbuf(fd, &b, 5000 * vt_scale());
+		r = vt_dqbuf(fd, &b, 5000 * vt_scale());
 		if (r)
 			break;
 		if (!got++)
@@ -254,7 +232,7 @@ static void test_late_engine(const char *path)
 		r = ioctl(fd, VIDIOC_QBUF, &b) ? -errno : 0;
 	}
 	t1 = vp_now_ns();
-	stop(fd);
+	vt_stream_stop(&s);
 	vp_ctrl_get64(fd, VIVPOLL_CID_FRAMES, &f1);
 	vp_ctrl_get64(fd, VIVPOLL_CID_DROPS, &d1);
 	vp_ctrl_set(fd, V4L2_CID_TEST_PATTERN, 0);
@@ -287,6 +265,7 @@ int main(void)
 	int n;
 
 	vt_begin("42-sequence: sequence numbers, timestamps and drops");
+	vt_plan(1 + 5 + 6 + 4 + 1);
 	n = vt_devices(devs, VT_MAX_DEVS);
 	if (!vt_ok(n > 0, "a vivpoll device exists", "none found"))
 		return vt_end();

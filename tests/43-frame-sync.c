@@ -60,23 +60,6 @@ static uint64_t ev_ns(const struct v4l2_event *ev)
 	return ev->timestamp.tv_sec * 1000000000ull + ev->timestamp.tv_nsec;
 }
 
-static int qbuf(int fd, unsigned int index)
-{
-	struct v4l2_buffer b = {
-		.index = index, .type = CAP, .memory = V4L2_MEMORY_MMAP,
-	};
-
-	return ioctl(fd, VIDIOC_QBUF, &b) ? -errno : 0;
-}
-
-static int dqbuf(int fd, struct v4l2_buffer *b)
-{
-	memset(b, 0, sizeof(*b));
-	b->type = CAP;
-	b->memory = V4L2_MEMORY_MMAP;
-	return ioctl(fd, VIDIOC_DQBUF, b) ? -errno : 0;
-}
-
 static int cmp_s64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -151,7 +134,7 @@ TEST_F(fsync, frame_sync_at_frame_start)
 	int type = CAP, r = 0;
 
 	for (i = 0; i < (unsigned int)self->nb; i++)
-		ASSERT_EQ(0, qbuf(self->fd, i));
+		ASSERT_EQ(0, vt_qbuf(self->fd, i));
 	ASSERT_EQ(0, ioctl(self->fd, VIDIOC_STREAMON, &type));
 	deadline = vp_now_ns() + 10000000000ull * vt_scale();
 	while (got < FRAMES && !r && vp_now_ns() < deadline) {
@@ -180,7 +163,7 @@ TEST_F(fsync, frame_sync_at_frame_start)
 		}
 		if (!(p.revents & POLLIN))
 			continue;
-		r = dqbuf(self->fd, &b);
+		r = vt_dqbuf(self->fd, &b, -1);
 		if (r == -EAGAIN) {
 			r = 0;
 			continue;
@@ -190,7 +173,7 @@ TEST_F(fsync, frame_sync_at_frame_start)
 		bufs[got].seq = b.sequence;
 		bufs[got].ts = buf_ns(&b);
 		got++;
-		r = qbuf(self->fd, b.index);
+		r = vt_qbuf(self->fd, b.index);
 	}
 	ioctl(self->fd, VIDIOC_STREAMOFF, &type);
 	/* the last buffer's event, if it came after the last look */
@@ -276,7 +259,7 @@ TEST_F(fsync, no_buffer_before_its_qbuf)
 	fflush(stdout);
 	for (i = 0; i < (unsigned int)self->nb; i++) {
 		tq[i] = vp_now_ns();
-		ASSERT_EQ(0, qbuf(self->fd, i));
+		ASSERT_EQ(0, vt_qbuf(self->fd, i));
 	}
 	ASSERT_EQ(0, ioctl(self->fd, VIDIOC_STREAMON, &type));
 	for (round = 0; round < rounds && !r; round++) {
@@ -289,7 +272,7 @@ TEST_F(fsync, no_buffer_before_its_qbuf)
 				r = -ETIMEDOUT;
 				break;
 			}
-			r = dqbuf(self->fd, &b);
+			r = vt_dqbuf(self->fd, &b, -1);
 			if (r)
 				break;
 			seen++;
@@ -305,7 +288,7 @@ TEST_F(fsync, no_buffer_before_its_qbuf)
 		vp_sleep_ms(vt_below(&rng, 2 * 1000 / FPS));
 		for (i = 0; i < (unsigned int)self->nb && !r; i++) {
 			tq[i] = vp_now_ns();
-			r = qbuf(self->fd, i);
+			r = vt_qbuf(self->fd, i);
 		}
 	}
 	ioctl(self->fd, VIDIOC_STREAMOFF, &type);

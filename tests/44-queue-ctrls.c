@@ -13,7 +13,8 @@
  * - after streaming, VIDIOC_LOG_STATUS logs the "Frames Produced" count
  *   the control reads;
  * - the driver's controls are in a class of their own (a ctrl_class
- *   control), and no module parameter is writable.
+ *   control), and no module parameter is writable (n_devs must be
+ *   listed).
  * - while it streams, the engine thread's name fits TASK_COMM_LEN: its
  *   task comm (ps, trace events) is its whole name.
  *
@@ -83,8 +84,10 @@ static void test_buffer_counts(const char *path)
 	unsigned int i;
 	int n;
 
-	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd)))
+	if (!vt_ok(fd >= 0, "open the device", "%s", strerror(-fd))) {
+		vt_not_run(7, "buffer counts", "no device");
 		return;
+	}
 	vt_ok(vp_set_format(fd, 320, 240, V4L2_PIX_FMT_YUYV, NULL, NULL) == 0,
 	      "S_FMT 320x240 YUYV", NULL);
 
@@ -117,12 +120,15 @@ static void test_huge_sizes(const char *path)
 		char desc[96];
 		int n;
 
-		if (fd < 0)
-			continue;
-		vt_klog_mark("44-queue-ctrls huge CREATE_BUFS");
-		n = create_bufs(fd, 1, sizes[i]);
 		snprintf(desc, sizeof(desc), "CREATE_BUFS of 1 buffer of 0x%08x "
 			 "bytes: an error or 1 buffer", sizes[i]);
+		if (fd < 0) {
+			vt_ok(false, desc, "open %s: %s", path, strerror(-fd));
+			vt_not_run(1, "the kernel log has no splat", "no device");
+			continue;
+		}
+		vt_klog_mark("44-queue-ctrls huge CREATE_BUFS");
+		n = create_bufs(fd, 1, sizes[i]);
 		vt_ok(n < 0 || n == 1, desc, "got %d buffers", n);
 		if (n > 0)
 			vt_reqbufs(fd, 0);
@@ -208,7 +214,6 @@ static void test_class(const char *path)
 	char why[256] = "";
 	uint32_t which = 0;
 	unsigned int i;
-	size_t used = 0;
 
 	if (!vt_ok(fd >= 0, "open the device for its controls", "%s", strerror(-fd)))
 		return;
@@ -216,19 +221,16 @@ static void test_class(const char *path)
 		uint32_t id = ctrl_by_name(fd, names[i], &q);
 
 		if (!id) {
-			used += snprintf(why + used, sizeof(why) - used,
-					 "no \"%s\"; ", names[i]);
+			vt_appendf(why, sizeof(why), "no \"%s\"; ", names[i]);
 			continue;
 		}
 		if (!which)
 			which = (uint32_t)V4L2_CTRL_ID2WHICH(id);
 		if (V4L2_CTRL_ID2WHICH(id) != which ||
 		    which == V4L2_CTRL_CLASS_USER)
-			used += snprintf(why + used, sizeof(why) - used,
-					 "\"%s\" 0x%08x in class 0x%08x; ",
-					 names[i], id, (unsigned int)V4L2_CTRL_ID2WHICH(id));
-		if (used >= sizeof(why))
-			break;
+			vt_appendf(why, sizeof(why), "\"%s\" 0x%08x in class "
+				   "0x%08x; ", names[i], id,
+				   (unsigned int)V4L2_CTRL_ID2WHICH(id));
 	}
 	memset(&cls, 0, sizeof(cls));
 	cls.id = which | 1;
@@ -307,13 +309,19 @@ static void test_thread_name(const struct vt_dev *d)
 	      "found: %s", *found ? found : "none");
 }
 
+/*
+ * The module's parameters, as sysfs lists them: there (n_devs among them:
+ * the check cannot pass on an empty or missing folder), and none writable
+ * at run time.
+ */
 static void test_module_params(void)
 {
 	const char *dir = "/sys/module/vivpoll/parameters";
 	char why[256] = "";
-	size_t used = 0;
+	bool n_devs = false;
 	struct dirent *e;
 	DIR *d = opendir(dir);
+	unsigned int n = 0;
 
 	while (d && (e = readdir(d))) {
 		char p[512];
@@ -321,17 +329,27 @@ static void test_module_params(void)
 
 		if (e->d_name[0] == '.')
 			continue;
+		n++;
+		n_devs |= !strcmp(e->d_name, "n_devs");
 		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		if (stat(p, &st) || !(st.st_mode & 0222))
+		if (stat(p, &st)) {
+			vt_appendf(why, sizeof(why), "%s: %s; ", e->d_name,
+				   strerror(errno));
 			continue;
-		if (used < sizeof(why))
-			used += snprintf(why + used, sizeof(why) - used, "%s ",
-					 e->d_name);
+		}
+		if (st.st_mode & 0222)
+			vt_appendf(why, sizeof(why), "%s is writable (mode "
+				   "%03o); ", e->d_name, st.st_mode & 0777);
 	}
+	if (!d)
+		snprintf(why, sizeof(why), "no %s: %s", dir, strerror(errno));
+	else if (!n_devs)
+		vt_appendf(why, sizeof(why), "n_devs is not among the %u "
+			   "parameters listed", n);
 	if (d)
 		closedir(d);
-	vt_ok(d && !*why, "no module parameter is writable",
-	      d ? "writable: %s" : "no %s", d ? why : dir);
+	vt_ok(!*why, "the module parameters are listed, n_devs among them, "
+	      "and none is writable at run time", "%s", why);
 }
 
 int main(void)
@@ -340,6 +358,8 @@ int main(void)
 	int n;
 
 	vt_begin("44-queue-ctrls: buffer counts and sizes, the controls");
+	/* device, counts, LOG_STATUS, class, thread name, parameters, huge */
+	vt_plan(1 + 8 + 3 + 2 + 2 + 1 + 4);
 	n = vt_devices(devs, VT_MAX_DEVS);
 	if (!vt_ok(n > 0, "a vivpoll device exists", "none found"))
 		return vt_end();

@@ -14,31 +14,47 @@
 #                format ffmpeg lists for the vivpoll node
 #   v4l2-ctl:    --stream-mmap --stream-count=30 --stream-to=<file>
 # A vivpoll run passes with 30 frames, all valid (vivpoll-pngcheck; the raw
-# file: 30 x sizeimage), consecutive frames differing, and no client warning
-# that vivid does not give as well. GStreamer runs with GST_DEBUG=2 (its
-# warnings), ffmpeg with -loglevel warning. Both drivers' warnings are TAP
-# comments; one "# clients:" summary line per client and node.
+# file: 30 x sizeimage), consecutive frames differing, and no client
+# warning at all but those listed below, each with its name and reason:
+# one of those is an expected failure (not ok ... # TODO), listed apart
+# and never counted as a pass; any other warning fails, whether vivid
+# gives it too or not. GStreamer runs with GST_DEBUG=2 (its warnings),
+# ffmpeg with -loglevel warning. Each vivpoll run gives two results: its
+# frames and unlisted warnings, and its listed warnings. Both drivers'
+# warnings are TAP comments; one "# clients:" summary line per client and
+# node. The streams run at FPS frames per second, a rate the emulated CPU
+# keeps with GStreamer's two buffers (at 30 GStreamer lost frames now and
+# then: "lost frames detected", a warning like any other).
 # Forced caps use the driver's smallest size: GStreamer and ffmpeg are slow
 # under TCG (ffmpeg takes 3 s to start: 215 libraries).
 # VIVPOLL_TIER=quick: gst-monitor and gst-mmap, n_devs=1;
 # full: every client, n_devs=2.
 # set -u only: a failing client is a result to report, not a reason to stop
 set -u
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-diag() { sed 's/^/# /'; }
-bail() { not_ok "$*"; echo "1..$n"; exit 1; }
+. /vivpoll/lib.sh
 scale=${VIVPOLL_SCALE:-1}
 tmo=$((90 * scale))
 w=/tmp/45-clients
-count=30
+count=30 fps=15
 
-echo "TAP version 13"
+# The warnings vivpoll gives that are listed, one a line: a name, the
+# normalized warning (see warnings(), grep -E), the reason.
+known='crop	^WARN v4l2 gst_v4l2_object_get_crop_rect: no crop rectangle$	vivpoll has no selection API (no cropping, as uvcvideo): v4l2src asks for the crop rectangle, finds neither VIDIOC_G_SELECTION nor VIDIOC_CROPCAP, and says so on every pipeline'
+
+[ "${VIVPOLL_TIER:-full}" = quick ] && ndevs=1 || ndevs=2
+# each client: two results per vivpoll node, one for vivid; then the nodes,
+# and in the full tier ffmpeg's names: every io-mode, auto, default size,
+# one ffmpeg run per pixel format the driver lists, v4l2-ctl
+if [ "${VIVPOLL_TIER:-full}" = quick ]; then
+	nclients=2
+else
+	nclients=$((7 + 7 + 1))
+fi
+per=$((2 * ndevs + 1))
+[ "${VIVPOLL_TIER:-full}" = quick ] && plan $((nclients * per + 1)) || plan $((nclients * per + 2))
 for c in gst-launch-1.0 gst-device-monitor-1.0 ffmpeg v4l2-ctl vivpoll-pngcheck; do
 	command -v "$c" > /dev/null || bail "$c is in the guest (the /opt/clients share)"
 done
-[ "${VIVPOLL_TIER:-full}" = quick ] && ndevs=1 || ndevs=2
 rm -rf "$w"
 mkdir -p "$w"
 
@@ -129,7 +145,7 @@ run_gst() {
 run_ff() {
 	mkdir -p "$2"
 	timeout "$tmo" ffmpeg -nostdin -hide_banner -nostats -loglevel warning -f v4l2 \
-		-input_format "$3" -video_size "$4" -framerate 30 -i "$1" -frames:v $count \
+		-input_format "$3" -video_size "$4" -framerate $fps -i "$1" -frames:v $count \
 		-fps_mode passthrough -compression_level 1 "$2/%02d.png"
 }
 
@@ -197,7 +213,7 @@ one() {
 	kind=gst caps=
 	case "$1" in
 	gst-mmap|gst-userptr|gst-dmabuf|gst-rw)
-		run_gst "$2" "$o/f" "${1#gst-}" "video/x-raw,format=YUY2,width=${sz%x*},height=${sz#*x},framerate=30/1" > "$o/log" 2>&1
+		run_gst "$2" "$o/f" "${1#gst-}" "video/x-raw,format=YUY2,width=${sz%x*},height=${sz#*x},framerate=$fps/1" > "$o/log" 2>&1
 		rc=$?; frames "$o/f" "$sz" ;;
 	gst-mmap-default)
 		sz=$(v4l2-ctl -d "$2" --get-fmt-video | awk -F': *' '/Width\/Height/ { sub("/", "x", $2); print $2 }')
@@ -241,10 +257,6 @@ one() {
 	} | diag > "$o/report"
 }
 
-# Not compared: frames the driver dropped because the client was slow (TCG,
-# the other guest); drops are counted and checked by 30-capture and 40-streaming.
-loadwarn='lost frames detected'
-
 # verdict CLIENT: TAP lines and "clients:" summaries for the runs of CLIENT
 # on vivid ($vd) and every vivpoll node ($vp), which are done
 verdict() {
@@ -256,16 +268,29 @@ verdict() {
 		o=$w/$1/vivpoll-${d##*/}
 		cat "$o/report"
 		. "$o/res"
-		grep -v "$loadwarn" "$o/warn" > "$o/only"
-		[ ! -s "$r/warn" ] || { grep -vxF -f "$r/warn" "$o/only" > "$o/tmp"; mv "$o/tmp" "$o/only"; }
+		# each warning: listed (its name) or not
+		: > "$o/listed"
+		cp "$o/warn" "$o/only"
+		echo "$known" | while IFS='	' read -r name re why; do
+			if grep -Eq "$re" "$o/only"; then
+				echo "$name: $why" >> "$o/listed"
+				grep -Ev "$re" "$o/only" > "$o/tmp"
+				mv "$o/tmp" "$o/only"
+			fi
+		done
 		only=$(grep -c . "$o/only")
-		echo "clients: $1: vivpoll $d $sum ($only not on vivid) | vivid $vdsum" | diag
+		echo "clients: $1: vivpoll $d $sum ($only not listed) | vivid $vdsum" | diag
 		if [ "$good" = 1 ] && [ "$only" = 0 ]; then
-			ok "$1 on vivpoll $d: $res, no warning that vivid does not give"
+			ok "$1 on vivpoll $d: $res, no warning but the listed ones"
 		elif [ "$good" = 1 ]; then
-			not_ok "$1 on vivpoll $d: $res; $only warning(s) that vivid does not give: $(sed '$!s/$/;/' "$o/only" | tr '\n' ' ')"
+			not_ok "$1 on vivpoll $d: $res; $only warning(s): $(sed '$!s/$/;/' "$o/only" | tr '\n' ' ')"
 		else
 			not_ok "$1 on vivpoll $d: $res (status $rc)"
+		fi
+		if [ -s "$o/listed" ]; then
+			todo "$1 on vivpoll $d gives no listed warning" "$(sed '$!s/$/;/' "$o/listed" | tr '\n' ' ')"
+		else
+			ok "$1 on vivpoll $d gives no listed warning"
 		fi
 	done
 	# The reference must run, not be perfect: vivid repeats a frame now and then.
@@ -319,10 +344,10 @@ else
 	ffs=$(ffmpeg -hide_banner -f v4l2 -list_formats raw -i "$first" 2>&1 |
 		awk -F' *: *' '/Raw/ && $2 != "Unsupported" { printf " ff-%s", $2 }')
 	nfmt=$(v4l2-ctl -d "$first" --list-formats 2> /dev/null | grep -cE '^[[:space:]]*\[[0-9]+\]:')
-	if [ "$nfmt" -gt 0 ] && [ "$(echo $ffs | wc -w)" = "$nfmt" ]; then
+	if [ "$nfmt" = 7 ] && [ "$(echo $ffs | wc -w)" = "$nfmt" ]; then
 		ok "ffmpeg names each of the $nfmt pixel formats of $first:$ffs"
 	else
-		not_ok "ffmpeg names each of the $nfmt pixel formats of $first (it lists:${ffs:- none})"
+		not_ok "ffmpeg names each of the 7 pixel formats of $first (the driver lists $nfmt, ffmpeg:${ffs:- none})"
 	fi
 	clients="$clients$ffs v4l2-ctl"
 fi
@@ -334,5 +359,4 @@ echo "clients done in $(($(date +%s) - t0))s" | diag
 ndevs=1
 load
 load vivpoll
-echo "1..$n"
-[ "$fails" = 0 ]
+finish

@@ -21,12 +21,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <linux/videodev2.h>
 
@@ -203,70 +201,21 @@ static int expect(const struct layout *lay, const struct v4l2_pix_format *pix,
 
 /* ---- capture ------------------------------------------------------------- */
 
-static int qbuf(int fd, unsigned int index)
-{
-	struct v4l2_buffer b = {
-		.index = index, .type = CAP, .memory = V4L2_MEMORY_MMAP,
-	};
-
-	return ioctl(fd, VIDIOC_QBUF, &b) ? -errno : 0;
-}
-
 /* One frame by mmap streaming, copied into out (sizeimage bytes) */
 static int capture(int fd, uint8_t *out, size_t size)
 {
-	struct v4l2_requestbuffers rb = {
-		.count = NBUF, .type = CAP, .memory = V4L2_MEMORY_MMAP,
-	};
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	void *maps[8] = { 0 };
-	size_t lens[8] = { 0 };
+	struct vt_stream s;
 	struct v4l2_buffer b;
-	unsigned int i, n;
-	int type = CAP, r = 0;
+	int r;
 
-	if (ioctl(fd, VIDIOC_REQBUFS, &rb))
-		return -errno;
-	n = rb.count < 8 ? rb.count : 8;
-	for (i = 0; i < n && !r; i++) {
-		memset(&b, 0, sizeof(b));
-		b.index = i;
-		b.type = CAP;
-		b.memory = V4L2_MEMORY_MMAP;
-		if (ioctl(fd, VIDIOC_QUERYBUF, &b)) {
-			r = -errno;
-			break;
-		}
-		maps[i] = mmap(NULL, b.length, PROT_READ, MAP_SHARED, fd,
-			       b.m.offset);
-		if (maps[i] == MAP_FAILED) {
-			maps[i] = NULL;
-			r = -errno;
-			break;
-		}
-		lens[i] = b.length;
-		r = qbuf(fd, i);
-	}
-	if (!r && ioctl(fd, VIDIOC_STREAMON, &type))
-		r = -errno;
-	if (!r && poll(&p, 1, 5000 * vt_scale()) != 1)
-		r = -ETIMEDOUT;
-	if (!r) {
-		memset(&b, 0, sizeof(b));
-		b.type = CAP;
-		b.memory = V4L2_MEMORY_MMAP;
-		if (ioctl(fd, VIDIOC_DQBUF, &b))
-			r = -errno;
-		else if (b.index >= n || b.bytesused < size)
-			r = -EIO;
-		else
-			memcpy(out, maps[b.index], size);
-	}
-	ioctl(fd, VIDIOC_STREAMOFF, &type);
-	for (i = 0; i < n; i++)
-		if (maps[i])
-			munmap(maps[i], lens[i]);
-	vt_reqbufs(fd, 0);
+	r = vt_stream_start(&s, fd, NBUF, NBUF);
+	if (!r)
+		r = vt_dqbuf(fd, &b, 5000 * vt_scale());
+	if (!r && (b.index >= s.n || b.bytesused < size))
+		r = -EIO;
+	if (!r)
+		memcpy(out, s.mem[b.index], size);
+	vt_stream_stop(&s);
 	return r;
 }
 

@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -1025,16 +1024,15 @@ static void child_main(uint64_t seed, uint64_t deadline, uint64_t max_ops)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "procs", required_argument, NULL, 'p' },
-		{ "secs", required_argument, NULL, 't' },
-		{ "ops", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int scale = vt_scale();
 	unsigned long nprocs = 8 * scale, secs = vt_quick() ? 4 : 15 * scale;
 	unsigned long max_ops = 4000 * scale;
+	const struct vt_opt opts[] = {
+		{ "procs", 1, 64, &nprocs, NULL },
+		{ "secs", 1, 3600, &secs, NULL },
+		{ "ops", 1, 100000000, &max_ops, NULL },
+		{ NULL, 0, 0, NULL, NULL },
+	};
 	uint64_t seed = vt_default_seed(), t0, deadline;
 	uint64_t min_frames[VT_MAX_DEVS] = { 0 };
 	struct child *kids, tot;
@@ -1043,32 +1041,12 @@ int main(int argc, char **argv)
 	pid_t *pids;
 	int *status, c;
 	struct vt_snap snap;
-	size_t used;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			seed = strtoull(optarg, NULL, 0);
-			break;
-		case 'p':
-			if (vp_parse_uint(optarg, 1, 64, &nprocs))
-				goto usage;
-			break;
-		case 't':
-			if (vp_parse_uint(optarg, 1, 3600, &secs))
-				goto usage;
-			break;
-		case 'o':
-			if (vp_parse_uint(optarg, 1, 100000000, &max_ops))
-				goto usage;
-			break;
-		default:
-			goto usage;
-		}
-	}
+	vt_options(argc, argv, opts, &seed);
 	vt_begin("80-stress: random operations from many processes at once");
 	frame_limit_ms = 10000 * scale;
 	ndevs = vt_devices(devs, VT_MAX_DEVS);
+	vt_plan(1 + 5 + vt_health_plan(ndevs) + 1);
 	if (!vt_ok(ndevs > 0, "a vivpoll device exists", "none found"))
 		return vt_end();
 	vt_diag("seed %" PRIu64 " (--seed to repeat), scale %u, %lu processes, "
@@ -1098,7 +1076,6 @@ int main(int argc, char **argv)
 
 	memset(&tot, 0, sizeof(tot));
 	why[0] = 0;
-	used = 0;
 	for (i = 0; i < nprocs; i++) {
 		struct child *k = &kids[i];
 
@@ -1133,11 +1110,8 @@ int main(int argc, char **argv)
 			signalled++;
 		else
 			continue;
-		used += snprintf(why + used, used < sizeof(why) ?
-				 sizeof(why) - used : 0,
-				 "child %u: %s in \"%s\"; ", i,
-				 vt_status_str(status[i], st, sizeof(st)),
-				 k->cur);
+		vt_appendf(why, sizeof(why), "child %u: %s in \"%s\"; ", i,
+			   vt_status_str(status[i], st, sizeof(st)), k->cur);
 	}
 	vt_diag("done in %.1f s: %lu processes, %" PRIu64 " operations, %"
 		PRIu64 " ioctls", (vp_now_ns() - t0) / 1e9, nprocs, tot.ops,
@@ -1160,14 +1134,13 @@ int main(int argc, char **argv)
 	      "%u died or failed, %u hung: %s", signalled, hung, why);
 	/* the first messages of each child, unexpected errnos and insane
 	 * replies alike */
-	used = 0;
 	why[0] = 0;
 	for (i = 0; i < nprocs; i++) {
 		unsigned int m;
 
-		for (m = 0; m < kids[i].nmsg && used < 700; m++)
-			used += snprintf(why + used, sizeof(why) - used,
-					 "[%u] %s; ", i, kids[i].msg[m]);
+		for (m = 0; m < kids[i].nmsg && strlen(why) < 700; m++)
+			vt_appendf(why, sizeof(why), "[%u] %s; ", i,
+				   kids[i].msg[m]);
 		for (m = 0; m < kids[i].nmsg; m++)
 			vt_diag("child %u: %s", i, kids[i].msg[m]);
 	}
@@ -1179,12 +1152,7 @@ int main(int argc, char **argv)
 	      "time", "%u waits for a frame timed out", tot.stalls);
 	vt_ok(tot.dqbufs + tot.reads > 0, "frames were captured",
 	      "no buffer dequeued, no read()");
-	vt_health(&snap, min_frames);
+	vt_health(&snap, min_frames, ndevs);
 	vt_restore_defaults();
 	return vt_end();
-
-usage:
-	fprintf(stderr, "usage: %s [--seed N] [--procs N] [--secs S] "
-		"[--ops N]\n", argv[0]);
-	return VP_EXIT_USAGE;
 }

@@ -7,33 +7,33 @@
  * none), while another process raises control and source change
  * events, and the waiters read frames when POLLIN says so.
  *
+ * The run has a fixed length. Then the toggling and the event raiser stop,
+ * the switch is at 0, and one marker event is raised on each device (a
+ * brightness value the raiser never sets): every waiter must receive it
+ * on every device, within a bounded time, a wake-up lost while the switch
+ * flipped would leave one waiting. The longest gap between two events a
+ * waiter saw during the run is reported.
+ *
  * Checks: nobody dies or hangs; only the errnos the API allows; every
- * waiter keeps getting the events of every device (in both halves of the
- * run, never a long gap); the switch is toggled at least 100 times; the
- * switch is 0 at the end; then, with the
- * switch at 0, a waiter that asks for POLLPRI only (select exceptfds,
- * poll, epoll; zero and non-zero timeouts, with an event pending or not)
- * neither starts the engine nor is seen asking for POLLIN; and with the
- * switch at 1 a zero-timeout select() on exceptfds does start it (the
- * pre-v3.4 behaviour, so the toggle really switched something). Then the
- * checks of vt_health(). The switch is restored to 0 on every exit,
- * signals included.
+ * waiter gets the marker of every device; the switch is toggled at least
+ * 100 times and is 0 at the end; then, with the switch at 0, a waiter that
+ * asks for POLLPRI only (select exceptfds, poll, epoll; zero and non-zero
+ * timeouts, with an event pending or not) neither starts the engine nor is
+ * seen asking for POLLIN; and with the switch at 1 a zero-timeout select()
+ * on exceptfds does start it (the pre-v3.4 behaviour, so the toggle really
+ * switched something). Then the checks of vt_health(). The switch is
+ * restored to 0 on every exit, signals included.
  *
  *   84-legacy-toggle [--seed N] [--waiters N] [--secs S]
  *
  * Defaults: 6 waiters (2 fds on each device each), 15*scale seconds
  * (4 with VIVPOLL_TIER=quick). The run's clock starts once every waiter
  * and the event raiser are ready (fds open, events subscribed): on a
- * starved guest, setting them up can take seconds. A run that has not
- * yet made 100 toggles, or given each waiter events of each device in
- * both halves of its run, is extended a second at a time, up to four
- * times its length: the checks judge what happened, not how fast a
- * loaded host ran it.
+ * starved guest, setting them up can take seconds.
  * vivpoll is reloaded with n_devs=2 and afterwards with its defaults.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -56,6 +56,8 @@
 #define NFD		(NDEV * FDS_PER_DEV)
 #define MAX_WAITERS	32
 #define MAX_MSGS	4
+/* the brightness of the marker event: the raiser sets 0 to 254 */
+#define MARKER		255
 
 struct waiter {
 	uint64_t waits, events, reads, reopens, max_gap_ms, zero_timeouts;
@@ -64,6 +66,8 @@ struct waiter {
 	uint64_t ev_n[NDEV];
 	uint64_t t_start;		/* the run started for it */
 	int ready;			/* its fds open and subscribed */
+	int marker[NDEV];		/* the marker event came */
+	int calm;			/* saw quiet: reopens no more */
 	uint64_t t_last_ev;
 	unsigned int unexpected, nmsg;
 	char cur[80];
@@ -80,6 +84,7 @@ struct raiser {
 struct shared {
 	uint64_t t0, t_end;	/* when the run started and stopped */
 	int go, stop;		/* set by the parent: the run starts, stops */
+	int quiet;		/* the raiser stops: the marker is next */
 	struct raiser raiser;
 	struct waiter w[MAX_WAITERS];
 };
@@ -167,9 +172,9 @@ static void raiser_main(void)
 		}
 	}
 	child_ready(&r->ready);
-	while (running()) {
+	while (!__atomic_load_n(&sh->quiet, __ATOMIC_ACQUIRE)) {
 		n++;
-		v = (v + 1) % 256;
+		v = (v + 1) % MARKER;
 		for (d = 0; d < ndevs; d++) {
 			int e;
 
@@ -272,6 +277,9 @@ static void w_events(struct waiter *w, struct wfd *f)
 		if (ev.type != V4L2_EVENT_CTRL &&
 		    ev.type != V4L2_EVENT_SOURCE_CHANGE)
 			MSG(w, "DQEVENT: unexpected event type %u", ev.type);
+		if (ev.type == V4L2_EVENT_CTRL && ev.id == V4L2_CID_BRIGHTNESS &&
+		    ev.u.ctrl.value == MARKER)
+			w->marker[f->dev] = 1;
 	}
 }
 
@@ -310,7 +318,10 @@ static void waiter_main(struct waiter *w, uint64_t seed)
 		short rev[NFD] = { 0 };
 		struct pollfd p[NFD];
 
-		if (vt_one_in(&rng, 60)) {
+		/* a file reopened after the marker was raised misses it */
+		if (__atomic_load_n(&sh->quiet, __ATOMIC_ACQUIRE))
+			__atomic_store_n(&w->calm, 1, __ATOMIC_RELEASE);
+		if (!w->calm && vt_one_in(&rng, 60)) {
 			w_close(f, ep);
 			w_open(w, f, &ep);
 			w->reopens++;
@@ -570,87 +581,51 @@ static bool all_ready(unsigned long nwaiters)
 	return __atomic_load_n(&sh->raiser.ready, __ATOMIC_ACQUIRE);
 }
 
-/*
- * How many waiter x device pairs lack an event before or after the middle
- * of the waiter's run, if it ends at @end; with @why, which ones.
- */
-static unsigned int halves_missing(unsigned long nwaiters, uint64_t end,
-				   char *why, size_t len)
+/* The waiter x device pairs without the marker (in why), how many */
+static unsigned int markers_missing(unsigned long nwaiters, char *why,
+				    size_t len)
 {
 	unsigned int i, n = 0;
-	size_t used = 0;
 	int d;
 
-	if (why)
-		*why = 0;
-	for (i = 0; i < nwaiters; i++) {
-		const struct waiter *w = &sh->w[i];
-		uint64_t t0 = w->t_start ? w->t_start : sh->t0;
-		uint64_t mid = t0 + (end - t0) / 2;
-
-		for (d = 0; d < ndevs; d++) {
-			if (w->ev_n[d] && w->ev_first[d] < mid &&
-			    w->ev_last[d] >= mid)
-				continue;
-			n++;
-			if (!why)
-				continue;
-			used += snprintf(why + used, used < len ? len - used : 0,
-					 "waiter %u, %.31s: %" PRIu64 " events,"
-					 " from %" PRId64 " to %" PRId64 " ms"
-					 " of its %" PRIu64 " ms; ", i,
-					 devs[d].path, w->ev_n[d],
-					 w->ev_n[d] ? (int64_t)(w->ev_first[d] - t0) / 1000000 : -1,
-					 w->ev_n[d] ? (int64_t)(w->ev_last[d] - t0) / 1000000 : -1,
-					 (end - t0) / 1000000);
-		}
-	}
+	why[0] = 0;
+	for (i = 0; i < nwaiters; i++)
+		for (d = 0; d < ndevs; d++)
+			if (!__atomic_load_n(&sh->w[i].marker[d],
+					     __ATOMIC_ACQUIRE)) {
+				n++;
+				vt_appendf(why, len, "waiter %u, %.31s (%" PRIu64
+					   " events before); ", i,
+					   devs[d].path, sh->w[i].ev_n[d]);
+			}
 	return n;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "waiters", required_argument, NULL, 'w' },
-		{ "secs", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int scale = vt_scale();
 	unsigned long nwaiters = 6, secs = vt_quick() ? 4 : 15 * scale;
+	const struct vt_opt opts[] = {
+		{ "waiters", 1, MAX_WAITERS - 1, &nwaiters, NULL },
+		{ "secs", 1, 3600, &secs, NULL },
+		{ NULL, 0, 0, NULL, NULL },
+	};
 	uint64_t seed = vt_default_seed(), toggles = 0, starts0 = 0, starts1;
 	char why[1024], st[64];
-	size_t used = 0;
 	struct vt_rng rng;
 	struct sigaction sa;
 	struct vt_snap snap;
-	unsigned int i, bad = 0, nwaits = 0;
+	unsigned int i, bad = 0, nwaits = 0, missing;
 	int status[MAX_WAITERS + 1], c, d, v = -1;
 	const char *rwhy;
 	uint64_t tot_waits = 0, tot_events = 0, tot_reads = 0, max_gap = 0;
-	uint64_t tot_zero = 0, tot_reopens = 0, t_fork, cap, now, end;
-	unsigned int extended = 0;
+	uint64_t tot_zero = 0, tot_reopens = 0, t_fork, now, end, t_marker;
 	bool ready;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			seed = strtoull(optarg, NULL, 0);
-			break;
-		case 'w':
-			if (vp_parse_uint(optarg, 1, MAX_WAITERS - 1, &nwaiters))
-				goto usage;
-			break;
-		case 't':
-			if (vp_parse_uint(optarg, 1, 3600, &secs))
-				goto usage;
-			break;
-		default:
-			goto usage;
-		}
-	}
+	vt_options(argc, argv, opts, &seed);
 	vt_begin("84-legacy-toggle: flip fs.poll_legacy_null_table under "
 		 "waiters and events");
+	vt_plan(15 + vt_health_plan(NDEV));
 	rng.s = seed;
 	sh = vt_shared(sizeof(*sh));
 	have_switch = vp_sysctl_present();
@@ -702,21 +677,9 @@ int main(int argc, char **argv)
 	ready = all_ready(nwaiters);
 	sh->t0 = vp_now_ns();
 	end = sh->t0 + secs * 1000000000ull;
-	cap = sh->t0 + 4 * secs * 1000000000ull;
 	__atomic_store_n(&sh->go, 1, __ATOMIC_RELEASE);
-	/*
-	 * The toggler, who also ends the run: when it is due, if it has shown
-	 * enough, else a second later (up to the cap)
-	 */
-	for (;;) {
-		now = vp_now_ns();
-		if (now >= end) {
-			if (now >= cap || (toggles >= 100 &&
-					   !halves_missing(nwaiters, now, NULL, 0)))
-				break;
-			end = now + 1000000000ull;
-			extended++;
-		}
+	/* the toggler: a run of a fixed length */
+	while ((now = vp_now_ns()) < end) {
 		if (vp_sysctl_write(1) || vp_sysctl_write(0)) {
 			vt_diag("writing the switch failed");
 			break;
@@ -726,9 +689,39 @@ int main(int argc, char **argv)
 			vp_sleep_ms(vt_below(&rng, 3));
 	}
 	sh->t_end = now;
-	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
 	vp_sysctl_write(0);
-	vt_reap(kids, status, nkids, sh->t_end + 30000000000ull * scale);
+	/*
+	 * The toggling and the raiser stop; then one marker event on each
+	 * device, which every waiter must receive
+	 */
+	__atomic_store_n(&sh->quiet, 1, __ATOMIC_RELEASE);
+	vt_reap(&kids[nwaiters], &status[nwaiters], 1,
+		vp_now_ns() + 10000000000ull * scale);
+	/* no waiter is reopening its files (bounded: a dead one never is) */
+	end = vp_now_ns() + 10000000000ull * scale;
+	for (i = 0; i < nwaiters && vp_now_ns() < end; i++)
+		while (!__atomic_load_n(&sh->w[i].calm, __ATOMIC_ACQUIRE) &&
+		       vp_now_ns() < end)
+			vp_sleep_ms(2);
+	for (d = 0; d < ndevs; d++) {
+		int fd = open(devs[d].path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd < 0 || vp_ctrl_set(fd, V4L2_CID_BRIGHTNESS, MARKER) < 0)
+			vt_diag("cannot raise the marker on %s: %s",
+				devs[d].path, vt_errname(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	t_marker = vp_now_ns();
+	end = t_marker + 5000000000ull * scale;
+	while ((missing = markers_missing(nwaiters, why, sizeof(why))) &&
+	       vp_now_ns() < end)
+		vp_sleep_ms(5);
+	if (!missing)
+		vt_diag("the marker reached every waiter %.0f ms after it was "
+			"raised", (vp_now_ns() - t_marker) / 1e6);
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
+	vt_reap(kids, status, (int)nwaiters, vp_now_ns() + 30000000000ull * scale);
 
 	why[0] = 0;
 	for (i = 0; i < (unsigned int)nkids; i++) {
@@ -738,11 +731,10 @@ int main(int argc, char **argv)
 		    !WEXITSTATUS(status[i]))
 			continue;
 		bad++;
-		used += snprintf(why + used, used < sizeof(why) ?
-				 sizeof(why) - used : 0, "%s %u: %s in %s; ",
-				 is_raiser ? "raiser" : "waiter", i,
-				 vt_status_str(status[i], st, sizeof(st)),
-				 is_raiser ? "-" : sh->w[i].cur);
+		vt_appendf(why, sizeof(why), "%s %u: %s in %s; ",
+			   is_raiser ? "raiser" : "waiter", i,
+			   vt_status_str(status[i], st, sizeof(st)),
+			   is_raiser ? "-" : sh->w[i].cur);
 	}
 	for (i = 0; i < nwaiters; i++) {
 		struct waiter *w = &sh->w[i];
@@ -766,12 +758,11 @@ int main(int argc, char **argv)
 		toggles, nwaiters, tot_waits, tot_zero, tot_events, tot_reads,
 		tot_reopens, sh->raiser.ctrl, sh->raiser.src,
 		starts1 - starts0);
-
 	vt_diag("the waiters and the event raiser were ready %" PRIu64
-		" ms after they were started; the run took %" PRIu64 " s "
-		"(%lu s, extended %u times by a second)",
-		(sh->t0 - t_fork) / 1000000, (sh->t_end - sh->t0) / 1000000000,
-		secs, extended);
+		" ms after they were started; the run took %.1f s; the longest "
+		"gap between two events of a waiter was %" PRIu64 " ms",
+		(sh->t0 - t_fork) / 1000000, (sh->t_end - sh->t0) / 1e9,
+		max_gap);
 	vt_ok(ready, "the waiters and the event raiser were ready within a "
 	      "minute", "not all of them");
 	vt_ok(!bad, "the waiters and the event raiser exited normally", "%s",
@@ -781,29 +772,24 @@ int main(int argc, char **argv)
 	vt_ok(toggles >= 100, "the switch was toggled at least 100 times",
 	      "only %" PRIu64, toggles);
 
-	used = 0;
 	why[0] = 0;
 	for (i = 0; i < nwaiters; i++) {
 		unsigned int m;
 
 		for (m = 0; m < sh->w[i].nmsg; m++) {
 			vt_diag("waiter %u: %s", i, sh->w[i].msg[m]);
-			used += snprintf(why + used, used < sizeof(why) ?
-					 sizeof(why) - used : 0, "[%u] %s; ",
-					 i, sh->w[i].msg[m]);
+			vt_appendf(why, sizeof(why), "[%u] %s; ", i,
+				   sh->w[i].msg[m]);
 		}
 	}
 	for (i = 0; i < sh->raiser.nmsg; i++)
-		used += snprintf(why + used, used < sizeof(why) ?
-				 sizeof(why) - used : 0, "[raiser] %s; ",
-				 sh->raiser.msg[i]);
+		vt_appendf(why, sizeof(why), "[raiser] %s; ",
+			   sh->raiser.msg[i]);
 	vt_ok(!*why, "no unexpected errno, event or poll result", "%s", why);
 
-	halves_missing(nwaiters, sh->t_end, why, sizeof(why));
-	vt_ok(!*why, "every waiter got the events of every device in both "
-	      "halves of the run", "%s", why);
-	vt_ok(max_gap < 5000 * scale, "no waiter went without an event for "
-	      "long", "the longest gap was %" PRIu64 " ms", max_gap);
+	missing = markers_missing(nwaiters, why, sizeof(why));
+	vt_ok(!missing, "after the run, every waiter receives the marker event "
+	      "of every device", "%u missing: %s", missing, why);
 
 	/* the engines stop once the waiters are gone */
 	vt_ok(vt_wait_engines_stopped(5000 * scale, why, sizeof(why)),
@@ -824,13 +810,8 @@ int main(int argc, char **argv)
 	      "starts the engine, as before v3.4", "%s", why);
 	vt_ok(!vp_sysctl_read(&v) && v == 0, "the switch is at 0 again",
 	      "it is %d", v);
-	vt_health(&snap, NULL);
+	vt_health(&snap, NULL, NDEV);
 restore:
 	vt_restore_defaults();
 	return vt_end();
-
-usage:
-	fprintf(stderr, "usage: %s [--seed N] [--waiters N] [--secs S]\n",
-		argv[0]);
-	return VP_EXIT_USAGE;
 }

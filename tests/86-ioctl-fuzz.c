@@ -38,7 +38,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -648,21 +647,6 @@ static bool stats_intact(const struct stats *st, uint64_t ncalls)
 	return n <= ncalls;
 }
 
-/* Append to @buf (@size bytes, @used of them taken), never past its end. */
-static void appendf(char *buf, size_t size, size_t *used, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*used + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *used, size - *used, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*used = *used + n < size - 1 ? *used + n : size - 1;
-}
-
 static bool err_in(int e, const int *set)
 {
 	for (; *set; set++)
@@ -1149,54 +1133,30 @@ static void probe_read_owner(const char *path)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "calls", required_argument, NULL, 'c' },
-		{ "procs", required_argument, NULL, 'p' },
-		{ "secs", required_argument, NULL, 't' },
-		{ "probe-vb2", no_argument, NULL, 'H' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int scale = vt_scale(), i, k, unexpected = 0, insane = 0;
 	unsigned long ncalls = 20000 * scale, nprocs = 4, secs = 20 * scale;
+	bool probe = false;
+	const struct vt_opt opts[] = {
+		{ "calls", 1, 100000000, &ncalls, NULL },
+		{ "procs", 1, NPROC_MAX, &nprocs, NULL },
+		{ "secs", 1, 3600, &secs, NULL },
+		{ "probe-vb2", 0, 0, NULL, &probe },
+		{ NULL, 0, 0, NULL, NULL },
+	};
 	uint64_t seed = vt_default_seed(), t0, deadline, done = 0, ok = 0;
 	uint64_t rnd = 0, rnd_ok = 0, badp = 0, exported = 0;
 	struct vt_dev devs[VT_MAX_DEVS];
 	pid_t pids[NPROC_MAX];
-	int status[NPROC_MAX], ndevs, c, e;
-	bool probe = false;
+	int status[NPROC_MAX], ndevs, e;
 	struct stats *st;
 	char why[1200], st_s[64];
 	bool intact[NPROC_MAX];
-	size_t used = 0;
 	struct vt_snap snap;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			seed = strtoull(optarg, NULL, 0);
-			break;
-		case 'c':
-			if (vp_parse_uint(optarg, 1, 100000000, &ncalls))
-				goto usage;
-			break;
-		case 'p':
-			if (vp_parse_uint(optarg, 1, NPROC_MAX, &nprocs))
-				goto usage;
-			break;
-		case 't':
-			if (vp_parse_uint(optarg, 1, 3600, &secs))
-				goto usage;
-			break;
-		case 'H':
-			probe = true;
-			break;
-		default:
-			goto usage;
-		}
-	}
+	vt_options(argc, argv, opts, &seed);
 	vt_begin("86-ioctl-fuzz: random arguments to every V4L2 ioctl");
 	ndevs = vt_devices(devs, VT_MAX_DEVS);
+	vt_plan(1 + 5 + vt_health_plan(ndevs) + 1);
 	if (!vt_ok(ndevs > 0, "a vivpoll device exists", "none found"))
 		return vt_end();
 	if (probe) {
@@ -1232,7 +1192,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nprocs; i++) {
 		intact[i] = stats_intact(&st[i], ncalls / nprocs + 1);
 		if (!intact[i])
-			appendf(why, sizeof(why), &used, "process %u (seed %"
+			vt_appendf(why, sizeof(why), "process %u (seed %"
 				PRIu64 "): head 0x%016" PRIx64 ", %u messages; ",
 				i, (uint64_t)(seed + i * 0x9e3779b9ull),
 				st[i].head, st[i].nmsg);
@@ -1241,13 +1201,12 @@ int main(int argc, char **argv)
 	      "wrote into memory the fuzzer did not pass to the kernel)",
 	      "%s", why);
 
-	used = 0;
 	why[0] = 0;
 	for (i = 0; i < nprocs; i++) {
 		if (status[i] >= 0 && WIFEXITED(status[i]) &&
 		    !WEXITSTATUS(status[i]))
 			continue;
-		appendf(why, sizeof(why), &used, "process %u (seed %" PRIu64
+		vt_appendf(why, sizeof(why), "process %u (seed %" PRIu64
 			"): %s in %.*s; ", i,
 			(uint64_t)(seed + i * 0x9e3779b9ull),
 			vt_status_str(status[i], st_s, sizeof(st_s)),
@@ -1305,13 +1264,12 @@ int main(int argc, char **argv)
 				 done >= (ncalls + 1) / 2), why,
 	      "%" PRIu64 " calls in %.1f s (time budget %lu s)", done,
 	      (vp_now_ns() - t0) / 1e9, secs);
-	used = 0;
 	why[0] = 0;
 	for (i = 0; i < nprocs; i++) {
 		unsigned int m;
 
 		for (m = 0; intact[i] && m < st[i].nmsg; m++)
-			appendf(why, sizeof(why), &used, "[%u] %.*s; ", i,
+			vt_appendf(why, sizeof(why), "[%u] %.*s; ", i,
 				(int)sizeof(st[i].msg[m]), st[i].msg[m]);
 	}
 	vt_ok(!unexpected, "every call failed with an errno that ioctl may "
@@ -1319,12 +1277,7 @@ int main(int argc, char **argv)
 	      unexpected, why);
 	vt_ok(!insane, "every checked reply is sane", "%u insane; %s", insane,
 	      why);
-	vt_health(&snap, NULL);
+	vt_health(&snap, NULL, ndevs);
 	vt_restore_defaults();
 	return vt_end();
-
-usage:
-	fprintf(stderr, "usage: %s [--seed N] [--calls N] [--procs N] "
-		"[--secs S] [--probe-vb2]\n", argv[0]);
-	return VP_EXIT_USAGE;
 }

@@ -16,23 +16,22 @@
 # (vivid's video output), and with no node named it tests every video
 # capture node it finds.
 set -u
+. /vivpoll/lib.sh
 sysctl=/proc/sys/fs/poll_legacy_null_table
 bin=/vivpoll/kselftest/video_poll_test
-n=0 rc=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; rc=1; }
-finish() {
+# the switch off, vivid unloaded, vivpoll with its defaults; then the verdict
+end() {
 	[ -w "$sysctl" ] && echo 0 > "$sysctl"
 	rmmod vivid 2> /dev/null
 	rmmod vivpoll 2> /dev/null
 	modprobe vivpoll
-	echo "1..$n"
-	exit $rc
+	finish
 }
-echo "TAP version 13"
+# the nodes, 2 drivers x 2 switch settings, vivid's output, no -d, no_read=1
+plan 10
 if [ ! -x "$bin" ] || [ ! -w "$sysctl" ]; then
 	not_ok "$bin or $sysctl missing"
-	finish
+	end
 fi
 
 # node NAME: the /dev node of the video device called NAME in sysfs
@@ -55,14 +54,14 @@ load() {
 }
 if ! load; then
 	not_ok "modprobe vivid, vivpoll: nodes vivid-000-vid-cap '$vd', vivid-000-vid-out '$vo', vivpoll-0 '$vp'"
-	finish
+	end
 fi
 ok "nodes: vivid video capture $vd, vivid video output $vo, vivpoll $vp"
 
 if ! vivpoll-prove --expect=off > /tmp/vpt.expect.off ||
 	! vivpoll-prove --expect=on > /tmp/vpt.expect.on; then
 	not_ok "vivpoll-prove --expect: the matrix's expectations"
-	finish
+	end
 fi
 
 # judge TAP EXPECT: one line a case of the selftest's output TAP, judged
@@ -180,8 +179,11 @@ if load no_read=1; then
 		[ "$t" != "$l" ] && [ -f "$drift" ] && grep -qF "$t -- " "$drift" && continue
 		echo "$l"
 	done)
-	if [ -n "$total" ] && [ -z "$bad" ]; then
-		ok "v4l2-compliance on vivpoll no_read=1: $total$([ -f "$drift" ] && grep -q 'fail: ' "$o" && echo " (failures tolerated as API drift: ${drift##*/})")"
+	if [ -n "$total" ] && [ -z "$bad" ] && [ -f "$drift" ] && grep -q 'fail: ' "$o"; then
+		# tolerated drift is an expected failure, not a pass
+		todo "v4l2-compliance on vivpoll no_read=1: $total" "failures tolerated as API drift on $(uname -r) (${drift##*/})"
+	elif [ -n "$total" ] && [ -z "$bad" ]; then
+		ok "v4l2-compliance on vivpoll no_read=1: $total"
 	else
 		not_ok "v4l2-compliance on vivpoll no_read=1: ${total:-no total}"
 		echo "$bad" | head -10 | sed 's/^/# /'
@@ -189,4 +191,4 @@ if load no_read=1; then
 else
 	not_ok "modprobe vivpoll no_read=1"
 fi
-finish
+end

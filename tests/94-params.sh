@@ -10,12 +10,7 @@
 # but one first) unwinds the first device as well.
 #
 # Ends with vivpoll loaded with its defaults, as the guest boots it.
-n=0 fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-check() { # check DESC WHY: ok if WHY is empty
-	if [ -z "$2" ]; then ok "$1"; else not_ok "$1 # $2"; fi
-}
+. /vivpoll/lib.sh
 sysv4l=/sys/class/video4linux
 
 # what vivpoll left registered, on one line; empty if nothing
@@ -58,7 +53,7 @@ refused() {
 	rmmod vivpoll 2> /dev/null
 }
 
-echo "TAP version 13"
+plan 10
 echo "# 94-params: vivpoll's module parameter"
 rmmod vivpoll 2> /dev/null
 check "vivpoll unloads, nothing left" "$(leftovers)"
@@ -118,12 +113,11 @@ else
 fi
 t0=$(date +%s)
 rmmod vivid 2> /dev/null
-grep -q '^vivid ' /proc/modules && not_ok "vivid unloads"
+check "vivid unloads" "$(grep -q '^vivid ' /proc/modules && echo "still loaded")"
 echo "# vivid unloaded in $(($(date +%s) - t0)) s"
 
 why=
 modprobe vivpoll || why="modprobe vivpoll failed; "
 [ -e /sys/bus/platform/drivers/vivpoll/vivpoll.0 ] || why="${why}vivpoll.0 is not bound; "
 check "vivpoll loads again with its defaults" "$why"
-echo "1..$n"
-[ "$fails" = 0 ]
+finish

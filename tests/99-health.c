@@ -27,15 +27,13 @@ static int bound_pdevs(char *buf, size_t len)
 {
 	DIR *d = opendir(VT_DRV_DIR);
 	struct dirent *e;
-	size_t used = 0;
 	int n = 0;
 
 	buf[0] = 0;
 	while (d && (e = readdir(d))) {
 		if (strncmp(e->d_name, "vivpoll.", 8))
 			continue;
-		used += snprintf(buf + used, used < len ? len - used : 0,
-				 "%s%s", n ? " " : "", e->d_name);
+		vt_appendf(buf, len, "%s%s", n ? " " : "", e->d_name);
 		n++;
 	}
 	if (d)
@@ -52,6 +50,7 @@ int main(void)
 
 	vt_begin("99-health: vivpoll is healthy after the stress tests");
 	n = vt_devices(devs, VT_MAX_DEVS);
+	vt_plan(8 + 2 * n);
 	nb = bound_pdevs(buf, sizeof(buf));
 	vt_diag("%d vivpoll device(s) found by their video nodes, %d bound: %s",
 		n, nb, buf);

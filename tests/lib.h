@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The helper library of the vivpoll C tests (tests/lib.c), which
- * tests/Makefile links, with apps/common.o, into every tests/NN-*.c
- * program: TAP output, VIVPOLL_SCALE and VIVPOLL_TIER, a seeded PRNG,
- * sysfs and module reload, device discovery, counter snapshots, a short
- * capture, kmemleak, the kernel log, reaping children, errno names, and
- * the checks each stress test (80-stress, 82-unbind-loop,
- * 84-legacy-toggle, 86-ioctl-fuzz) runs when it is done (vt_health()).
+ * The helper library of the vivpoll C tests (tests/lib.c, and the users of
+ * a device under unbind and rmmod, tests/users.c), which tests/Makefile
+ * links, with apps/common.o, into every tests/NN-*.c program: TAP output
+ * with the plan stated first, option parsing, VIVPOLL_SCALE and
+ * VIVPOLL_TIER, a seeded PRNG, sysfs and module reload, device discovery,
+ * counter snapshots, streaming and a short capture, kmemleak, the kernel
+ * log against the splat list, reaping children, errno names, and the
+ * checks each stress test runs when it is done (vt_health()).
  *
- * Every check prints one TAP line at column 0; vt_end() returns a
- * non-zero exit status if any check failed. Unless stated otherwise, the
+ * Every check prints one TAP line at column 0; a suite states how many
+ * before the first (vt_plan()); vt_end() returns a non-zero exit status if
+ * any check failed or the plan was not met. Unless stated otherwise, the
  * functions return 0 on success and a negative errno value on failure.
+ * tests/lib.sh is the same for the shell suites.
  */
 #ifndef VIVPOLL_TESTS_LIB_H
 #define VIVPOLL_TESTS_LIB_H
@@ -19,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/videodev2.h>
 
 #define VT_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define VT_MAX_DEVS		8
@@ -42,13 +46,38 @@ bool vt_quick(void);
 
 /* "TAP version 13" and what the test is about, as a diagnostic. */
 void vt_begin(const char *what);
+/* "1..n": how many results follow, stated before the first. */
+void vt_plan(unsigned int n);
 /* A TAP diagnostic line ("# ..."), printf format. */
 void vt_diag(const char *fmt, ...);
 /* One TAP line; the reason (printf format, may be NULL) only on failure. */
 bool vt_ok(bool ok, const char *desc, const char *why, ...);
 void vt_skip(const char *desc, const char *why);
-/* Print the plan and return the exit status. */
+/* n failed results "desc # not run: why", for checks a failure skipped */
+void vt_not_run(unsigned int n, const char *desc, const char *why);
+/* The exit status: 1 if a check failed or the plan was not met. */
 int vt_end(void);
+/* Append to the NUL-terminated reason in buf (of len bytes), printf format. */
+void vt_appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- options ------------------------------------------------------------- */
+
+/* --name N, N in [min, max], into *val; or, with flag, --name sets *flag */
+struct vt_opt {
+	const char *name;
+	unsigned long min, max;
+	unsigned long *val;
+	bool *flag;
+};
+
+/*
+ * Parse the command line: the options of opts (ended by a NULL name) and,
+ * with seed, --seed N. Anything else prints a usage line and exits with
+ * VP_EXIT_USAGE.
+ */
+void vt_options(int argc, char **argv, const struct vt_opt *opts,
+		uint64_t *seed);
 
 /* ---- PRNG: splitmix64, deterministic for a given seed ------------------ */
 
@@ -128,6 +157,37 @@ int vt_engine_threads(char *buf, size_t len);
 
 /* VIDIOC_REQBUFS of count MMAP capture buffers: the count granted or -errno */
 int vt_reqbufs(int fd, unsigned int count);
+/* VIDIOC_QBUF of MMAP capture buffer index */
+int vt_qbuf(int fd, unsigned int index);
+/*
+ * VIDIOC_DQBUF of an MMAP capture buffer into *b; with ms >= 0, after a
+ * poll(POLLIN) of at most ms (-ETIMEDOUT if nothing came).
+ */
+int vt_dqbuf(int fd, struct v4l2_buffer *b, int ms);
+
+#define VT_MAX_BUFS		8
+
+/* An MMAP capture queue, its buffers mapped (read-only) */
+struct vt_stream {
+	int fd;
+	unsigned int n;
+	void *mem[VT_MAX_BUFS];
+	size_t len[VT_MAX_BUFS];
+	const char *step;	/* the ioctl that failed, NULL on success */
+	uint64_t t_streamon_ns;	/* CLOCK_MONOTONIC just before STREAMON */
+};
+
+/*
+ * REQBUFS count buffers, map them all, queue the first queue of them and
+ * STREAMON. On failure s->step names what failed; undo with
+ * vt_stream_stop().
+ */
+int vt_stream_start(struct vt_stream *s, int fd, unsigned int count,
+		    unsigned int queue);
+/* Unmap the buffers (the queue stays). */
+void vt_stream_unmap(struct vt_stream *s);
+/* STREAMOFF, unmap, REQBUFS 0. */
+void vt_stream_stop(struct vt_stream *s);
 
 /*
  * Capture nframes by mmap at 320x240 YUYV, 30 fps (fast enough under TCG),
@@ -151,7 +211,9 @@ void vt_kmemleak_begin(void);
  * After a test: wait until the objects are old enough to be reported
  * (5 s), scan; if anything shows up, scan again to confirm (an object
  * only referenced from a register or a stack in flight is a transient
- * false positive). The report must be empty.
+ * false positive). The report must be empty. One result where kmemleak is
+ * (vt_kmemleak_present()), none where it is not: guest/check.sh requires
+ * it on the debug kernel.
  */
 void vt_kmemleak_check(void);
 
@@ -165,8 +227,10 @@ void vt_klog_mark(const char *name);
  */
 char *vt_klog_since_mark(void);
 /*
- * No splat in the kernel log since vt_klog_mark(): the patterns
- * guest/check.sh looks for.
+ * No splat in the kernel log since vt_klog_mark(): no line matches the
+ * splat list guest/check.sh and the host use (guest/splat.ere, installed
+ * as /vivpoll/splat.ere; VIVPOLL_SPLAT_ERE names another file). A log or a
+ * list that cannot be read fails.
  */
 void vt_klog_check(void);
 
@@ -180,18 +244,83 @@ void vt_klog_check(void);
 void vt_check_counters(const struct vt_snap *before,
 		       const uint64_t *min_frames);
 /*
- * What every stress test checks at its end, with all its files closed:
- * engines stopped, counters consistent, kmemleak, a short capture on every
- * device.
- */
-/*
  * Each of the n devices captures 5 frames by mmap, then every engine
  * stops: one TAP line per device and one for the engines.
  */
 void vt_check_captures(const struct vt_dev *devs, int n);
-void vt_health(const struct vt_snap *before, const uint64_t *min_frames);
+/*
+ * What every stress test checks at its end, with all its files closed:
+ * engines stopped, counters consistent, the kernel log, kmemleak, the
+ * ndevs devices are there, a short capture on each: vt_health_plan(ndevs)
+ * results.
+ */
+void vt_health(const struct vt_snap *before, const uint64_t *min_frames,
+	       int ndevs);
+unsigned int vt_health_plan(int ndevs);
 /* Put vivpoll back as the guest boots it: loaded with defaults, bound. */
 void vt_restore_defaults(void);
+
+/* ---- the users of a device under unbind and rmmod (users.c) -------------- */
+
+/*
+ * One cycle of the scenario: its steps, each a description and a reason
+ * (empty: it passed). A cycle always fills the same number of steps: one
+ * whose users could not be set up fails the rest as not run.
+ */
+#define VT_STEPS_MAX		4
+#define VT_UNBIND_STEPS		4
+#define VT_RMMOD_STEPS		3
+#define VT_RACE_STEPS		3
+
+struct vt_cycle {
+	unsigned int n;
+	char desc[VT_STEPS_MAX][200];
+	char why[VT_STEPS_MAX][1024];
+};
+
+struct vt_users_stats {
+	unsigned int procs, wakeups;
+	uint64_t max_wake_ns;	/* the slowest wake-up after an unbind */
+};
+
+/*
+ * Shared memory for the users, SIGUSR1 to wake them, and vivpoll freshly
+ * loaded with its defaults; remembers vivpoll.0's node as it is now.
+ */
+int vt_users_init(char *why, size_t len);
+/* vivpoll.0's video node now */
+const char *vt_users_node(void);
+void vt_users_get_stats(struct vt_users_stats *st);
+
+/*
+ * Unbind vivpoll.0 under its users (a queue owner: blocked in DQBUF,
+ * streaming by mmap or by read(), by turns; an idle file; select(),
+ * poll() and epoll() waiters; racers; a blocked DQEVENT in the first
+ * cycle): the unbind returns, every blocked call wakes with an error or
+ * POLLERR|POLLHUP, the files are dead (ENODEV, POLLERR|POLLHUP), every
+ * process exits, no engine thread is left; after bind the same node comes
+ * back and captures. light: only the owner, an idle file, a select() and
+ * a poll() waiter, and no capture (92-leaks repeats it many times).
+ */
+void vt_unbind_cycle(unsigned int cycle, uint64_t seed, bool light,
+		     struct vt_cycle *c);
+/*
+ * rmmod under the users: refused while a file is open, even after an
+ * unbind, disturbing nobody; events still arrive; once the users are gone
+ * (exited or killed) rmmod succeeds and nothing of vivpoll is left;
+ * modprobe brings the same node back, which captures (not with light).
+ */
+void vt_rmmod_cycle(unsigned int cycle, uint64_t seed, bool light,
+		    struct vt_cycle *c);
+/*
+ * Unbind among processes that start the engine by read() and poll(POLLIN)
+ * in a loop: no engine thread may outlive the unbind.
+ */
+void vt_race_cycle(unsigned int cycle, uint64_t seed, struct vt_cycle *c);
+/* One TAP line per step. */
+void vt_cycle_report(const struct vt_cycle *c);
+/* The reason of the first failed step, NULL if all passed. */
+const char *vt_cycle_failed(const struct vt_cycle *c);
 
 /* ---- children -------------------------------------------------------------- */
 

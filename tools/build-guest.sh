@@ -9,29 +9,36 @@ KDIR=$(tools/build-kernel.sh)
 mkdir -p "$BUILD"
 cd "$TOP"
 
-# The module builds in a copy under $BUILD, so no Kbuild output lands in
-# the source folder (cp -pu keeps unchanged files' times: make stays incremental).
-if [ -f drivers/vivpoll/Kbuild ]; then
-	mkdir -p "$BUILD/module"
-	find drivers/vivpoll -maxdepth 1 \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild \) \
-		-exec cp -pu {} "$BUILD/module/" \;
-	ko=$BUILD/module/vivpoll.ko
-	stamp=$BUILD/module/.kdir	# the kernel tree it was built against
+# module SRC DIR: the out-of-tree module(s) of SRC built in a copy, DIR
+# under $BUILD, so no Kbuild output lands in the source folder (cp -pu
+# keeps unchanged files' times: make stays incremental).
+module() {
+	local src=$1 dir=$BUILD/$2 stamp ko
+	[ -f "$src/Kbuild" ] || return 0
+	mkdir -p "$dir"
+	find "$src" -maxdepth 1 \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild \) \
+		-exec cp -pu {} "$dir/" \;
+	stamp=$dir/.kdir	# the kernel tree it was built against
+	ko=$dir/.built
 	# Kbuild's dependencies are relative to the kernel tree: objects built
 	# against another tree (another config) look up to date. Start clean.
 	if [ "$(cat "$stamp" 2>/dev/null)" != "$KDIR" ] || [ "$KDIR/Module.symvers" -nt "$ko" ]; then
-		make -s -C "$KDIR" M="$BUILD/module" clean
+		make -s -C "$KDIR" M="$dir" clean
 		rm -f "$stamp"
 	fi
-	# Kbuild's own no-op run takes seconds: skip it when the module is
-	# newer than its sources.
+	# Kbuild's own no-op run takes seconds: skip it when the modules are
+	# newer than their sources.
 	if [ ! -f "$ko" ] || [ ! -f "$stamp" ] ||
-		[ -n "$(find "$BUILD/module" -maxdepth 1 \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild \) -newer "$ko")" ]; then
-		say "module: drivers/vivpoll (built in $BUILD/module)"
-		make -s -C "$KDIR" M="$BUILD/module" W=1 modules
+		[ -n "$(find "$dir" -maxdepth 1 \( -name '*.[ch]' ! -name '*.mod.c' -o -name Kbuild \) -newer "$ko")" ]; then
+		say "module: ${src#"$TOP"/} (built in $dir)"
+		make -s -C "$KDIR" M="$dir" W=1 modules
 		echo "$KDIR" > "$stamp"
+		touch "$ko"
 	fi
-fi
+}
+module "$TOP/drivers/vivpoll" module
+# the KUnit suite with a skipped case, for the fault drills only
+module "$TOP/tests/drill" drill-module
 st=$(selftests_tree "$KDIR")
 for d in apps tests; do
 	if [ -f "$d/Makefile" ]; then

@@ -35,10 +35,11 @@ pack_key() {
 	{
 	echo "$KDIR $v4l $v4l_none"
 	stat -c '%n %s %Y' "$0" "$(dirname "$0")/lib.sh" /bin/busybox /usr/lib/udev/v4l_id \
-		/usr/bin/v4l2-ctl /usr/bin/v4l2-compliance "$TOP"/guest/* \
+		/usr/bin/v4l2-ctl /usr/bin/v4l2-compliance /usr/bin/chrt "$TOP"/guest/* \
 		"$KDIR/Module.symvers" "$KDIR/modules.order" "$TOP"/tests/compliance-drift-*.txt \
+		"$TOP/tests/lib.sh" \
 		$(cat "$cpio.libs" 2>/dev/null)
-	find "$BUILD/module" -maxdepth 1 -name '*.ko' -printf '%p %s %T@\n'
+	find "$BUILD/module" "$BUILD/drill-module" -maxdepth 1 -name '*.ko' -printf '%p %s %T@\n'
 	find "$BUILD/apps" "$BUILD/tests" -type f -perm -u+x -printf '%p %s %T@\n'
 	} 2>&1 | sort | sha256sum | cut -c1-32
 }
@@ -58,7 +59,7 @@ install -m 755 "$TOP/guest/init" "$root/init"
 install -m 755 "$TOP/guest/check.sh" "$TOP/guest/demo.sh" "$TOP/guest/bench.sh" \
 	"$TOP/guest/udev-v4l.sh" "$TOP/guest/demo-clients.sh" "$TOP/guest/demo-selftest.sh" \
 	"$root/vivpoll/"
-install -m 644 "$TOP/guest/splat.ere" "$root/vivpoll/"
+install -m 644 "$TOP/guest/splat.ere" "$TOP/tests/lib.sh" "$root/vivpoll/"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"
 printf 'passwd: files\ngroup: files\nhosts: files\n' > "$root/etc/nsswitch.conf"
@@ -69,14 +70,17 @@ install -m 755 /usr/lib/udev/v4l_id "$root/usr/lib/udev/"
 
 make -s -C "$KDIR" INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
 	DEPMOD=/bin/true modules_install
-if [ -f "$BUILD/module/Kbuild" ]; then
-	make -s -C "$KDIR" M="$BUILD/module" INSTALL_MOD_PATH="$root" \
+for m in module drill-module; do
+	[ -f "$BUILD/$m/Kbuild" ] || continue
+	make -s -C "$KDIR" M="$BUILD/$m" INSTALL_MOD_PATH="$root" \
 		INSTALL_MOD_STRIP=1 DEPMOD=/bin/true modules_install
-fi
+done
 rm -f "$root/lib/modules/$krel"/{build,source}
 depmod -b "$root" "$krel"
 
-bins=(/usr/bin/v4l2-ctl /usr/bin/v4l2-compliance)
+# chrt (util-linux): tests/88-epoll-selftests.sh runs the epoll selftests
+# as SCHED_FIFO threads; busybox has no chrt
+bins=(/usr/bin/v4l2-ctl /usr/bin/v4l2-compliance /usr/bin/chrt)
 for f in "$BUILD"/apps/vivpoll-*; do
 	[ -x "$f" ] && bins+=("$f")
 done

@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
-# Install every Debian package the project needs; quiet when all are present.
+# Install the Debian packages the make goals given ($@, make's MAKECMDGOALS)
+# need; quiet when all are present. make check, make check-harness, make
+# (the guest), run, shell and the series need neither the drawing nor the
+# browser of make demo, make bench and make check-full (gnuplot, chromium:
+# 81 MB of the download); any other goal, or none but deps, installs all.
 set -eu
 pkgs=(
 	linux-source-6.1 qemu-system-x86 busybox-static v4l-utils libv4l-dev
 	gcc make pkg-config flex bison bc libelf-dev libssl-dev cpio kmod
 	ccache sparse patch xz-utils file perl python3 git
 	liburing-dev libpng-dev libaio-dev
-	dkms linux-headers-amd64 gnuplot-nox
+	dkms linux-headers-amd64
 	linux-source-6.12
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 	gstreamer1.0-plugins-base-apps ffmpeg udev
-	chromium
 )
+# drawing and the page's browser: demo, bench, check-full (its page)
+light=1
+for g in "$@"; do
+	case "$g" in
+	check|check-harness|all|guest|kernel|run|shell|series|check-series|clean) ;;
+	*) light=0 ;;
+	esac
+done
+[ $# -gt 0 ] || light=0
+[ "$light" = 1 ] || pkgs+=(gnuplot-nox chromium)
 # linux-source-6.12 is always wanted: its selftest harness (tests/88-*).
 # Kernels Debian 12 does not ship (7.2) come from the archive's newest
 # suite through the project's own apt setup (tools/fetch-kernel.sh).

@@ -9,9 +9,12 @@
 # guest's whole kernel log. The host folder $HOSTDIR (default out/) is /host
 # in the guest, the client bundle $BUILD/clients is /opt/clients
 # (read-only). A guest that panics or oopses (even after its command
-# finished), or outlives the timeout, is reported as a failure.
+# finished), outlives the timeout, or hangs after writing its status
+# (VIVPOLL_EXIT_GRACE seconds, default 20), is reported as a failure.
 # VIVPOLL_QEMU_CPU replaces the CPU model (default: max,-erms,-fsrm, see
-# below), for experiments such as max.
+# below), for experiments such as max; VIVPOLL_APPEND adds to the kernel's
+# command line (e.g. nowatchdog, to time the guest without the lockup
+# detectors).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -53,7 +56,7 @@ printf '%s\n' "$cmd" > "$ctl/cmd.sh"
 cpu=${VIVPOLL_QEMU_CPU:-max,-erms,-fsrm}
 qemu=(qemu-system-x86_64 -machine q35 -cpu "$cpu" -smp 2 -m 2048 -nodefaults
 	-no-reboot -display none -kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 quiet loglevel=4 log_buf_len=8M panic=-1 oops=panic rdinit=/init"
+	-append "console=ttyS0 quiet loglevel=4 log_buf_len=8M panic=-1 oops=panic rdinit=/init${VIVPOLL_APPEND:+ $VIVPOLL_APPEND}"
 	-virtfs "local,path=$HOSTDIR,mount_tag=host,security_model=none,id=host")
 
 # KVM only where it really boots a guest (it does not on these machines:
@@ -97,8 +100,27 @@ errpid=$!
 qemu+=(-chardev "file,id=con,path=$console" -serial chardev:con
 	-chardev "stdio,id=out,signal=off${log:+,logfile=$log}" -serial chardev:out
 	-chardev "file,id=err,path=$ctl/stderr.fifo" -serial chardev:err)
+# The guest writes its status, then syncs, unmounts and reboots, which
+# exits QEMU within a second or two: a guest still running $grace s after
+# its status (hung in sync, umount or reboot) is killed and fails, as is
+# one that outlives the watchdog, whatever status it wrote.
+grace=${VIVPOLL_EXIT_GRACE:-20}
 set +e
-timeout -s KILL "$timeout" "${qemu[@]}" < /dev/null
+timeout -s KILL "$timeout" "${qemu[@]}" < /dev/null &
+qpid=$!
+hung=0 since=
+while kill -0 "$qpid" 2> /dev/null; do
+	if [ -z "$since" ] && [ -f "$ctl/rc" ]; then
+		since=$SECONDS
+	elif [ -n "$since" ] && [ $((SECONDS - since)) -gt "$grace" ]; then
+		hung=1
+		pkill -KILL -P "$qpid" 2> /dev/null
+		kill -KILL "$qpid" 2> /dev/null
+		break
+	fi
+	sleep 0.2
+done
+wait "$qpid"
 qrc=$?
 wait "$errpid"
 set -e
@@ -115,14 +137,19 @@ if tr -d '\r' < "$console" | grep -qE "$crash"; then
 	tr -d '\r' < "$console" | grep -E -A25 "$crash" | head -60 >&2
 	exit 125
 fi
+if [ "$hung" = 1 ]; then
+	say "guest: FAILED, the command exited with status $(cat "$ctl/rc") and then the guest hung: QEMU still ran ${grace}s later (sync, umount or reboot did not finish); killed"
+	tail -20 "$console" >&2
+	exit 124
+fi
+if [ "$qrc" = 137 ]; then
+	say "guest: FAILED, no exit after the ${timeout}s watchdog$([ -f "$ctl/rc" ] && echo " (the command had exited with status $(cat "$ctl/rc"))"); QEMU killed"
+	exit 124
+fi
 if [ -f "$ctl/rc" ]; then
 	rc=$(cat "$ctl/rc")
 	[ "$rc" = 0 ] || say "guest: command exited with status $rc"
 	exit "$rc"
-fi
-if [ "$qrc" = 137 ]; then
-	say "guest: FAILED, no result after the ${timeout}s watchdog; QEMU killed"
-	exit 124
 fi
 say "guest: FAILED, QEMU exited ($qrc) without a result"
 tail -20 "$console" >&2
