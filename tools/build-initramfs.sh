@@ -103,7 +103,7 @@ for f in "$TOP"/tests/compliance-drift-*.txt; do
 done
 
 # Shared libraries of every ELF program we ship, with the loader.
-find "$root/usr/bin" "$root/usr/lib/udev" "$root/vivpoll/tests" -type f -print0 |
+find "$root/usr/bin" "$root/usr/lib/udev" "$root/vivpoll/tests" "$root/vivpoll/kselftest" -type f -print0 |
 	xargs -0 file -N -F '|' | awk -F'|' '/ELF/ && /dynamically/ {print $1}' |
 	xargs -r ldd 2>/dev/null | awk '/=> \// {print $3} /^\t\/lib/ {print $1}' |
 	sort -u > "$cpio.libs.tmp"

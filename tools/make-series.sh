@@ -184,17 +184,30 @@ does not look at whether streaming started, and the media selftests do
 not poll. A regression in the poll core, in vb2's poll or in a driver's
 own poll method would pass them all.
 
-Add video_poll_test. On every video capture node (or the one named with
--d), with a control event subscribed, for select, pselect, poll, ppoll
-and epoll (EPOLL_CTL_ADD, and EPOLL_CTL_MOD), it checks through the V4L2
-API alone that a wait for POLLPRI only, woken by the event, with a zero
-timeout, or with another file ready before or after the video fd,
-leaves the queue free (VIDIOC_S_FMT is not refused with EBUSY and
-VIDIOC_REQBUFS with a count of 0 succeeds) and that the event is
-delivered; and that a wait for POLLIN does start the read() emulator
-(VIDIOC_REQBUFS fails with EBUSY until the file is closed). A node
-without V4L2_CAP_READWRITE or without control events, or one that is
-not a video capture node, is skipped with the reason.
+Add video_poll_test. Its cases are fixture variants, one a wait API
+(select, pselect, poll, ppoll, epoll with EPOLL_CTL_ADD, epoll with
+EPOLL_CTL_MOD), request and situation. Through the V4L2 API alone, with
+a control event subscribed, they check that a wait for POLLPRI only,
+woken by the event, with a zero timeout, or (select and poll) with
+another file ready before or after the video fd, leaves the queue free
+(VIDIOC_S_FMT is not refused with EBUSY and VIDIOC_REQBUFS with a count
+of 0 succeeds) and that the event is delivered; and that a wait for
+POLLIN does start the read() emulator (VIDIOC_REQBUFS fails with EBUSY
+until the file is closed). epoll has no ready-file cases: epoll_wait()
+polls only the items on its ready list, so another ready file cannot
+make it poll the video fd.
+
+A POLLPRI-only case first checks that a wait for POLLIN starts
+streaming on the node: where nothing can start (no signal, a failing
+sensor), it would pass whatever the poll core did, so it skips there
+with the reason.
+
+The test runs on the node named with -d, else on every video capture
+node of a test driver (vivid, vivpoll, vimc); the nodes of other
+drivers, a real camera's, are left alone (only queried with
+VIDIOC_QUERYCAP) and named. A node that is not a video capture node, or
+has no V4L2_CAP_READWRITE (vimc) or no control events, is not tested,
+with the reason; with no node to test, the test skips.
 
 On a kernel with the pre-v3.4 tables restored (the demonstration sysctl
 fs.poll_legacy_null_table this series applies on), the cases the old
@@ -218,11 +231,12 @@ select() that waits for V4L2 events (POLLPRI) from one that waits for
 frames (POLLIN), and must not start streaming for the former.
 
 The last patch adds a kernel selftest, media_tests/video_poll_test,
-that checks the same claim on any video capture driver through the V4L2
-API alone: a select(), pselect(), poll(), ppoll() or epoll wait for
-POLLPRI only must deliver the event and start no streaming, a wait for
-POLLIN must start the read() emulator. It passes on vivid and vivpoll,
-and fails where the pre-v3.4 core would have started streaming.
+that checks the same claim through the V4L2 API alone, on the capture
+nodes of the test drivers or on any node named with -d: a select(),
+pselect(), poll(), ppoll() or epoll wait for POLLPRI only must deliver
+the event and start no streaming, a wait for POLLIN must start the
+read() emulator. It passes on vivid and vivpoll, and fails where the
+pre-v3.4 core would have started streaming.
 
 The series applies on top of the demonstration series in patches/
 (fs.poll_legacy_null_table, not for merging), which lets one booted

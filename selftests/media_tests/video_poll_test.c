@@ -12,19 +12,32 @@
  * waited on exceptfds for V4L2 events started streaming, and from then on
  * the queue belonged to the read() emulator.
  *
- * For each video capture node (every one found in /dev, or the one named
- * with -d), with a control event subscribed, this checks through the
- * V4L2 API alone:
- *  - select, pselect, poll, ppoll and epoll (EPOLL_CTL_ADD, and
- *    EPOLL_CTL_MOD) waiting for POLLPRI only (exceptfds, POLLPRI,
- *    EPOLLPRI), woken by the control event, with a zero timeout, and with
- *    an eventfd that is ready before or after the video fd: afterwards
- *    VIDIOC_S_FMT is not refused with EBUSY and VIDIOC_REQBUFS(0)
- *    succeeds, so nothing started streaming; the event is delivered;
- *  - the same APIs waiting for POLLIN do start the read() emulator:
- *    VIDIOC_REQBUFS then fails with EBUSY until the file is closed.
- * A node without V4L2_CAP_READWRITE or without control events, and a
- * node that is not a video capture node, is skipped with the reason.
+ * Each case is one wait API (select, pselect, poll, ppoll, epoll with
+ * EPOLL_CTL_ADD, epoll with EPOLL_CTL_MOD), one request and one situation,
+ * on a video capture node with a control event subscribed, judged through
+ * the V4L2 API alone:
+ *  - a wait for POLLPRI only (exceptfds, POLLPRI, EPOLLPRI), woken by the
+ *    control event, with a zero timeout, or (select and poll) with a ready
+ *    eventfd polled before or after the video fd, must leave the queue
+ *    free: VIDIOC_S_FMT is not refused with EBUSY and VIDIOC_REQBUFS(0)
+ *    succeeds. Woken, it reports POLLPRI and the event is delivered;
+ *  - a wait for POLLIN must start the read() emulator: VIDIOC_REQBUFS then
+ *    fails with EBUSY until the file is closed.
+ * epoll has no ready-eventfd cases: epoll_wait() polls only the items on
+ * its ready list, so another ready file cannot make it poll the video fd.
+ *
+ * A POLLPRI-only case first checks that a wait for POLLIN starts
+ * streaming on the node: where nothing can start (no signal, a failing
+ * sensor, a format read() cannot stream), the case would pass whatever the
+ * poll core did, so it skips there with the reason. The POLLIN cases do
+ * not check first: they are what fails where no wait starts streaming.
+ *
+ * The nodes: the one named with -d, else every /dev/video* of a test
+ * driver (vivid, vivpoll, vimc); nodes of other drivers (a real camera)
+ * are left alone, opened for VIDIOC_QUERYCAP only, and named. A node that
+ * is not a video capture node, has no V4L2_CAP_READWRITE (vimc) or no
+ * control events is not tested, with the reason. A case with no node to
+ * test skips; with no node at all, the whole test does.
  *
  * Usage: video_poll_test [-d /dev/videoN] [kselftest harness options]
  */
@@ -67,20 +80,45 @@ enum wait_api {
 enum wait_sit {
 	SIT_WAKE,		/* block until a control event arrives */
 	SIT_ZERO_TIMEOUT,	/* zero timeout, nothing pending */
-	SIT_READY_BEFORE,	/* an eventfd, ready, comes first */
+	SIT_READY_BEFORE,	/* a ready eventfd is polled first */
 	SIT_READY_AFTER,	/* the same eventfd after the video fd */
 };
 
-#define REQ_PRI	1	/* exceptfds, POLLPRI, EPOLLPRI */
-#define REQ_IN	2	/* readfds, POLLIN, EPOLLIN */
+enum wait_req {
+	REQ_PRI,	/* exceptfds, POLLPRI, EPOLLPRI */
+	REQ_IN,		/* readfds, POLLIN, EPOLLIN */
+};
 
-static const char *nodes[MAX_NODES];
+static const char *const api_names[] = {
+	[API_SELECT] = "select", [API_PSELECT] = "pselect",
+	[API_POLL] = "poll", [API_PPOLL] = "ppoll",
+	[API_EPOLL_ADD] = "epoll (EPOLL_CTL_ADD)",
+	[API_EPOLL_MOD] = "epoll (EPOLL_CTL_MOD)",
+};
+
+static const char *const sit_names[] = {
+	[SIT_WAKE] = "woken by the event",
+	[SIT_ZERO_TIMEOUT] = "with a zero timeout",
+	[SIT_READY_BEFORE] = "with a ready eventfd polled before it",
+	[SIT_READY_AFTER] = "with a ready eventfd polled after it",
+};
+
+/* The drivers whose nodes are tested without -d. */
+static const char *const test_drivers[] = { "vivid", "vivpoll", "vimc" };
+
+/* The nodes the cases run on, found before they run. */
+static struct {
+	const char *path;
+	char driver[sizeof(((struct v4l2_capability *)0)->driver)];
+} nodes[MAX_NODES];
 static int n_nodes;
-static char dev_arg[64];
+/* Why the other nodes are not tested; the nodes left alone. */
+static char not_tested[512], left_alone[256];
 
-/* The node under test, opened by node_open(), closed by node_close(). */
+/* The node under test in a case, and the case. */
 struct vnode {
 	const char *path;
+	const char *driver;
 	int fd;			/* the video fd */
 	int efd;		/* a ready eventfd, or -1 */
 	int epfd;
@@ -89,10 +127,123 @@ struct vnode {
 	bool restore;
 	struct v4l2_format fmt;
 	pid_t raiser;
+	enum wait_api api;
+	enum wait_sit sit;
+	enum wait_req req;
 };
 
 FIXTURE(video_poll) {
 	struct vnode v;
+};
+
+FIXTURE_VARIANT(video_poll) {
+	enum wait_api api;
+	enum wait_sit sit;
+	enum wait_req req;
+};
+
+FIXTURE_VARIANT_ADD(video_poll, select_wake_pri) {
+	.api = API_SELECT, .sit = SIT_WAKE, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, select_zero_timeout_pri) {
+	.api = API_SELECT, .sit = SIT_ZERO_TIMEOUT, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, select_ready_before_pri) {
+	.api = API_SELECT, .sit = SIT_READY_BEFORE, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, select_ready_after_pri) {
+	.api = API_SELECT, .sit = SIT_READY_AFTER, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, select_zero_timeout_in) {
+	.api = API_SELECT, .sit = SIT_ZERO_TIMEOUT, .req = REQ_IN,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, pselect_wake_pri) {
+	.api = API_PSELECT, .sit = SIT_WAKE, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, pselect_zero_timeout_pri) {
+	.api = API_PSELECT, .sit = SIT_ZERO_TIMEOUT, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, pselect_ready_before_pri) {
+	.api = API_PSELECT, .sit = SIT_READY_BEFORE, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, pselect_ready_after_pri) {
+	.api = API_PSELECT, .sit = SIT_READY_AFTER, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, pselect_zero_timeout_in) {
+	.api = API_PSELECT, .sit = SIT_ZERO_TIMEOUT, .req = REQ_IN,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, poll_wake_pri) {
+	.api = API_POLL, .sit = SIT_WAKE, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, poll_zero_timeout_pri) {
+	.api = API_POLL, .sit = SIT_ZERO_TIMEOUT, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, poll_ready_before_pri) {
+	.api = API_POLL, .sit = SIT_READY_BEFORE, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, poll_ready_after_pri) {
+	.api = API_POLL, .sit = SIT_READY_AFTER, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, poll_zero_timeout_in) {
+	.api = API_POLL, .sit = SIT_ZERO_TIMEOUT, .req = REQ_IN,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, ppoll_wake_pri) {
+	.api = API_PPOLL, .sit = SIT_WAKE, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, ppoll_zero_timeout_pri) {
+	.api = API_PPOLL, .sit = SIT_ZERO_TIMEOUT, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, ppoll_ready_before_pri) {
+	.api = API_PPOLL, .sit = SIT_READY_BEFORE, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, ppoll_ready_after_pri) {
+	.api = API_PPOLL, .sit = SIT_READY_AFTER, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, ppoll_zero_timeout_in) {
+	.api = API_PPOLL, .sit = SIT_ZERO_TIMEOUT, .req = REQ_IN,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, epoll_add_wake_pri) {
+	.api = API_EPOLL_ADD, .sit = SIT_WAKE, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, epoll_add_zero_timeout_pri) {
+	.api = API_EPOLL_ADD, .sit = SIT_ZERO_TIMEOUT, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, epoll_add_zero_timeout_in) {
+	.api = API_EPOLL_ADD, .sit = SIT_ZERO_TIMEOUT, .req = REQ_IN,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, epoll_mod_wake_pri) {
+	.api = API_EPOLL_MOD, .sit = SIT_WAKE, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, epoll_mod_zero_timeout_pri) {
+	.api = API_EPOLL_MOD, .sit = SIT_ZERO_TIMEOUT, .req = REQ_PRI,
+};
+
+FIXTURE_VARIANT_ADD(video_poll, epoll_mod_zero_timeout_in) {
+	.api = API_EPOLL_MOD, .sit = SIT_ZERO_TIMEOUT, .req = REQ_IN,
 };
 
 static void node_close(struct vnode *self)
@@ -103,7 +254,7 @@ static void node_close(struct vnode *self)
 		self->raiser = 0;
 	}
 	if (self->restore) {
-		struct v4l2_control c = { .id = self->cid, .value = self->orig };
+		struct v4l2_control c = { self->cid, self->orig };
 
 		ioctl(self->fd, VIDIOC_S_CTRL, &c);
 		self->restore = false;
@@ -189,51 +340,56 @@ static bool pick_control(struct vnode *self)
 }
 
 /*
- * Open the node; NULL if it can be tested, else why not (in why). A
- * control event is subscribed and the queue is free.
+ * Whether a wait for POLLIN starts streaming on the node: then the read()
+ * emulator owns the queue and VIDIOC_REQBUFS fails with EBUSY until the
+ * file is closed. NULL if it does, else why not (in why).
  */
-static const char *node_open(struct vnode *self, const char *path,
-			     char *why, size_t len)
+static const char *pollin_starts(struct vnode *self, char *why, size_t len)
 {
-	struct v4l2_event_subscription sub = { .type = V4L2_EVENT_CTRL };
-	struct v4l2_capability cap = { };
-	__u32 caps;
+	struct pollfd p = { .events = POLLIN };
 	int r;
 
-	self->path = path;
-	self->fd = open(path, O_RDWR);
+	p.fd = open(self->path, O_RDWR);
+	if (p.fd < 0) {
+		snprintf(why, len, "%s: open: %s", self->path, strerror(errno));
+		return why;
+	}
+	r = poll(&p, 1, 0) < 0 ? -errno : reqbufs(p.fd, 0);
+	close(p.fd);
+	if (r == -EBUSY)
+		return NULL;
+	snprintf(why, len,
+		 "%s (%s): a wait for POLLIN starts no streaming here (revents 0x%x, VIDIOC_REQBUFS(0) then: %s), so no POLLPRI-only wait could",
+		 self->path, self->driver, p.revents,
+		 r ? strerror(-r) : "success");
+	return why;
+}
+
+/*
+ * Open the node for a case; NULL if it can be tested, else why not (in
+ * why). A control event is subscribed and the queue is free.
+ */
+static const char *node_open(struct vnode *self, char *why, size_t len)
+{
+	struct v4l2_event_subscription sub = { .type = V4L2_EVENT_CTRL };
+	int r;
+
+	self->fd = open(self->path, O_RDWR);
 	if (self->fd < 0) {
-		snprintf(why, len, "%s: open: %s", path, strerror(errno));
-		return why;
-	}
-	if (ioctl(self->fd, VIDIOC_QUERYCAP, &cap)) {
-		snprintf(why, len, "%s: not a V4L2 node (VIDIOC_QUERYCAP: %s)",
-			 path, strerror(errno));
-		return why;
-	}
-	caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps :
-							 cap.capabilities;
-	if (!(caps & V4L2_CAP_VIDEO_CAPTURE)) {
-		snprintf(why, len, "%s: not a video capture node (device caps 0x%08x)",
-			 path, caps);
-		return why;
-	}
-	if (!(caps & V4L2_CAP_READWRITE)) {
-		snprintf(why, len,
-			 "%s: no V4L2_CAP_READWRITE: no poll can start read() streaming",
-			 path);
+		snprintf(why, len, "%s: open: %s", self->path, strerror(errno));
 		return why;
 	}
 	if (!pick_control(self)) {
-		snprintf(why, len, "%s: no control to raise a control event with",
-			 path);
+		snprintf(why, len,
+			 "%s (%s): no control to raise a control event with",
+			 self->path, self->driver);
 		return why;
 	}
 	sub.id = self->cid;
 	if (ioctl(self->fd, VIDIOC_SUBSCRIBE_EVENT, &sub)) {
 		snprintf(why, len,
-			 "%s: no control events (VIDIOC_SUBSCRIBE_EVENT V4L2_EVENT_CTRL: %s)",
-			 path, strerror(errno));
+			 "%s (%s): no control events (VIDIOC_SUBSCRIBE_EVENT: %s)",
+			 self->path, self->driver, strerror(errno));
 		return why;
 	}
 	self->fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
@@ -244,8 +400,8 @@ static const char *node_open(struct vnode *self, const char *path,
 		r = s_fmt_same(self);
 	if (r) {
 		snprintf(why, len,
-			 "%s: the queue is not free before the test (G_FMT, REQBUFS(0), S_FMT: %s)",
-			 path, strerror(-r));
+			 "%s (%s): the queue is not free (G_FMT, REQBUFS(0), S_FMT: %s)",
+			 self->path, self->driver, strerror(-r));
 		return why;
 	}
 	return NULL;
@@ -276,9 +432,9 @@ static void raise_event(struct vnode *self, pid_t waiter)
 	_exit(fd < 0 || ioctl(fd, VIDIOC_S_CTRL, &c) ? 1 : 0);
 }
 
-static __u32 req_events(unsigned int req)
+static __u32 req_events(enum wait_req req)
 {
-	return (req & REQ_PRI ? POLLPRI : 0) | (req & REQ_IN ? POLLIN : 0);
+	return req == REQ_PRI ? POLLPRI : POLLIN;
 }
 
 static int ep_add(int epfd, int fd, __u32 events)
@@ -288,71 +444,85 @@ static int ep_add(int epfd, int fd, __u32 events)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
-/* epoll: the eventfd and the video fd, ADDed in the situation's order. */
-static int epoll_setup(struct vnode *self, __u32 events, bool efd_first)
+/*
+ * epoll: EPOLL_CTL_ADD of the video fd with the requested events, or
+ * (EPOLL_CTL_MOD) with no events while buffers are allocated (no poll can
+ * start the read() emulator then), the buffers freed, and only MOD asks
+ * for the events.
+ */
+static int epoll_setup(struct vnode *self)
 {
-	int r = 0;
+	struct epoll_event ev = { .events = req_events(self->req) };
+	int r;
 
 	self->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (self->epfd < 0)
 		return -errno;
-	if (self->efd >= 0 && efd_first)
-		r = ep_add(self->epfd, self->efd, EPOLLIN);
-	if (!r)
-		r = ep_add(self->epfd, self->fd, events);
-	if (!r && self->efd >= 0 && !efd_first)
-		r = ep_add(self->epfd, self->efd, EPOLLIN);
-	return r;
-}
-
-/*
- * EPOLL_CTL_MOD: the video fd is ADDed with no events while buffers are
- * allocated (no poll can start the read() emulator then), the buffers are
- * freed, and only MOD asks for the events.
- */
-static int epoll_mod_setup(struct vnode *self, __u32 events, bool efd_first)
-{
-	struct epoll_event ev = { .events = events, .data.fd = self->fd };
-	int r;
-
+	if (self->api == API_EPOLL_ADD)
+		return ep_add(self->epfd, self->fd, ev.events);
 	r = reqbufs(self->fd, 2);
 	if (!r)
-		r = epoll_setup(self, 0, efd_first);
+		r = ep_add(self->epfd, self->fd, 0);
 	if (!r)
 		r = reqbufs(self->fd, 0);
+	ev.data.fd = self->fd;
 	if (!r && epoll_ctl(self->epfd, EPOLL_CTL_MOD, self->fd, &ev))
 		r = -errno;
 	return r;
 }
 
 /*
+ * An eventfd that is ready, numbered below the video fd (polled before
+ * it) or above it.
+ */
+static int ready_eventfd(struct vnode *self)
+{
+	bool before = self->sit == SIT_READY_BEFORE;
+	int fd;
+
+	self->efd = eventfd(1, EFD_CLOEXEC);
+	if (self->efd < 0)
+		return -errno;
+	if (before && self->efd > self->fd) {
+		fd = fcntl(self->fd, F_DUPFD_CLOEXEC, self->efd + 1);
+		if (fd < 0)
+			return -errno;
+		close(self->fd);
+		self->fd = fd;
+	} else if (!before && self->efd < self->fd) {
+		fd = fcntl(self->efd, F_DUPFD_CLOEXEC, self->fd + 1);
+		if (fd < 0)
+			return -errno;
+		close(self->efd);
+		self->efd = fd;
+	}
+	return 0;
+}
+
+/*
  * One wait call on the video fd (and the eventfd, if any): returns the
  * number of ready fds or -errno, *rev the events reported for the video fd.
  */
-static int wait_once(struct vnode *self, enum wait_api api,
-		     unsigned int req, int ms, bool efd_first, __u32 *rev)
+static int wait_once(struct vnode *self, int ms, __u32 *rev)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000L };
 	struct pollfd p[2];
-	struct epoll_event ev[2];
+	struct epoll_event ev;
 	fd_set rd, ex;
-	int i, n = 0, v, r, nfds;
+	int n = 0, v, r, nfds;
 
 	*rev = 0;
-	switch (api) {
+	switch (self->api) {
 	case API_SELECT:
 	case API_PSELECT:
 		FD_ZERO(&rd);
 		FD_ZERO(&ex);
-		if (req & REQ_IN)
-			FD_SET(self->fd, &rd);
-		if (req & REQ_PRI)
-			FD_SET(self->fd, &ex);
+		FD_SET(self->fd, self->req == REQ_IN ? &rd : &ex);
 		if (self->efd >= 0)
 			FD_SET(self->efd, &rd);
 		nfds = (self->fd > self->efd ? self->fd : self->efd) + 1;
-		if (api == API_SELECT)
+		if (self->api == API_SELECT)
 			r = select(nfds, &rd, NULL, &ex, &tv);
 		else
 			r = pselect(nfds, &rd, NULL, &ex, &ts, NULL);
@@ -363,13 +533,13 @@ static int wait_once(struct vnode *self, enum wait_api api,
 		return r;
 	case API_POLL:
 	case API_PPOLL:
-		if (self->efd >= 0 && efd_first)
-			p[n++] = (struct pollfd){ .fd = self->efd, .events = POLLIN };
+		if (self->efd >= 0 && self->sit == SIT_READY_BEFORE)
+			p[n++] = (struct pollfd){ self->efd, POLLIN, 0 };
 		v = n;
-		p[n++] = (struct pollfd){ .fd = self->fd, .events = req_events(req) };
-		if (self->efd >= 0 && !efd_first)
-			p[n++] = (struct pollfd){ .fd = self->efd, .events = POLLIN };
-		if (api == API_POLL)
+		p[n++] = (struct pollfd){ self->fd, req_events(self->req), 0 };
+		if (self->efd >= 0 && self->sit == SIT_READY_AFTER)
+			p[n++] = (struct pollfd){ self->efd, POLLIN, 0 };
+		if (self->api == API_POLL)
 			r = poll(p, n, ms);
 		else
 			r = ppoll(p, n, &ts, NULL);
@@ -379,60 +549,88 @@ static int wait_once(struct vnode *self, enum wait_api api,
 		return r;
 	case API_EPOLL_ADD:
 	case API_EPOLL_MOD:
-		r = epoll_wait(self->epfd, ev, 2, ms);
+		r = epoll_wait(self->epfd, &ev, 1, ms);
 		if (r < 0)
 			return -errno;
-		for (i = 0; i < r; i++)
-			if (ev[i].data.fd == self->fd)
-				*rev = ev[i].events;
+		*rev = r ? ev.events : 0;
 		return r;
 	}
 	return -EINVAL;
 }
 
-static const char *const api_names[] = {
-	[API_SELECT] = "select", [API_PSELECT] = "pselect",
-	[API_POLL] = "poll", [API_PPOLL] = "ppoll",
-	[API_EPOLL_ADD] = "epoll (EPOLL_CTL_ADD)",
-	[API_EPOLL_MOD] = "epoll (EPOLL_CTL_MOD)",
-};
-
-/* One case on one node, opened by node_open(). */
-static void check_node(struct __test_metadata *_metadata,
-		       struct vnode *self, enum wait_api api,
-		       enum wait_sit sit, unsigned int req)
+/* After a wait for POLLIN: the read() emulator owns the queue. */
+static void check_reading(struct __test_metadata *_metadata,
+			  struct vnode *self, const char *api)
 {
-	bool efd_first = sit == SIT_READY_BEFORE;
-	const char *what = api_names[api];
-	struct v4l2_event ev;
-	int r, ms, status;
+	int r;
+
+	r = reqbufs(self->fd, 0);
+	EXPECT_EQ(-EBUSY, r)
+		TH_LOG("%s: %s for POLLIN started no read(): %s",
+		       self->path, api, r ? strerror(-r) : "REQBUFS(0) worked");
+	/* ... until the file is closed (epoll holds it too). */
+	node_close(self);
+	self->fd = open(self->path, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	r = reqbufs(self->fd, 0);
+	EXPECT_EQ(0, r)
+		TH_LOG("%s: REQBUFS(0) after closing the reader: %s",
+		       self->path, strerror(-r));
+}
+
+/*
+ * After a wait for POLLPRI only: the event, if one was raised, reported
+ * and delivered; nothing started streaming, the queue is still free.
+ */
+static void check_idle(struct __test_metadata *_metadata,
+		       struct vnode *self, const char *api, int n, __u32 rev)
+{
+	const char *sit = sit_names[self->sit];
+	struct v4l2_event ev = { };
+	int r;
+
+	if (self->sit == SIT_WAKE) {
+		EXPECT_NE(0U, rev & POLLPRI)
+			TH_LOG("%s: %s for POLLPRI: %d, events 0x%x",
+			       self->path, api, n, rev);
+		r = ioctl(self->fd, VIDIOC_DQEVENT, &ev) ? -errno : 0;
+		EXPECT_EQ(0, r) TH_LOG("%s: VIDIOC_DQEVENT after %s: %s",
+				       self->path, api, strerror(-r));
+		EXPECT_EQ((__u32)V4L2_EVENT_CTRL, ev.type);
+		EXPECT_EQ(self->cid, ev.id);
+	} else {
+		EXPECT_EQ(0U, rev & (POLLPRI | POLLIN))
+			TH_LOG("%s: %s %s: events 0x%x, none pending",
+			       self->path, api, sit, rev);
+	}
+	r = s_fmt_same(self);
+	EXPECT_NE(-EBUSY, r)
+		TH_LOG("%s: %s for POLLPRI %s started streaming: %s",
+		       self->path, api, sit, "VIDIOC_S_FMT gave EBUSY");
+	r = reqbufs(self->fd, 0);
+	EXPECT_EQ(0, r)
+		TH_LOG("%s: %s for POLLPRI %s started streaming: %s %s",
+		       self->path, api, sit, "VIDIOC_REQBUFS(0) gave",
+		       strerror(-r));
+}
+
+/* The case on one node, opened by node_open(). */
+static void check_node(struct __test_metadata *_metadata, struct vnode *self)
+{
+	const char *api = api_names[self->api];
+	int n, r, status;
 	__u32 rev;
 
-	/* An eventfd with a lower fd number than the video fd, or a higher one. */
-	if (sit == SIT_READY_BEFORE || sit == SIT_READY_AFTER) {
-		self->efd = eventfd(1, EFD_CLOEXEC);
-		ASSERT_LE(0, self->efd);
-		if (efd_first && self->efd > self->fd) {
-			r = fcntl(self->fd, F_DUPFD_CLOEXEC, self->efd + 1);
-			ASSERT_LE(0, r);
-			close(self->fd);
-			self->fd = r;
-		} else if (!efd_first && self->efd < self->fd) {
-			r = fcntl(self->efd, F_DUPFD_CLOEXEC, self->fd + 1);
-			ASSERT_LE(0, r);
-			close(self->efd);
-			self->efd = r;
-		}
+	if (self->sit == SIT_READY_BEFORE || self->sit == SIT_READY_AFTER) {
+		r = ready_eventfd(self);
+		ASSERT_EQ(0, r) TH_LOG("eventfd: %s", strerror(-r));
 	}
-	if (api == API_EPOLL_ADD)
-		r = epoll_setup(self, req_events(req), efd_first);
-	else if (api == API_EPOLL_MOD)
-		r = epoll_mod_setup(self, req_events(req), efd_first);
-	else
-		r = 0;
-	ASSERT_EQ(0, r) TH_LOG("%s: %s setup: %s", self->path, what, strerror(-r));
-
-	if (sit == SIT_WAKE) {
+	if (self->api == API_EPOLL_ADD || self->api == API_EPOLL_MOD) {
+		r = epoll_setup(self);
+		ASSERT_EQ(0, r) TH_LOG("%s: %s setup: %s", self->path, api,
+				       strerror(-r));
+	}
+	if (self->sit == SIT_WAKE) {
 		pid_t waiter = getpid();
 
 		self->raiser = fork();
@@ -441,235 +639,139 @@ static void check_node(struct __test_metadata *_metadata,
 			raise_event(self, waiter);
 		self->restore = true;
 	}
-	ms = sit == SIT_ZERO_TIMEOUT ? 0 : WAIT_MS;
-	r = wait_once(self, api, req, ms, efd_first, &rev);
-	ASSERT_LE(0, r) TH_LOG("%s: %s: %s", self->path, what, strerror(-r));
+	n = wait_once(self, self->sit == SIT_ZERO_TIMEOUT ? 0 : WAIT_MS, &rev);
+	ASSERT_LE(0, n) TH_LOG("%s: %s: %s", self->path, api, strerror(-n));
 	if (self->raiser > 0) {
 		ASSERT_EQ(self->raiser, waitpid(self->raiser, &status, 0));
 		self->raiser = 0;
 		ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
-			TH_LOG("%s: changing control 0x%08x from another file handle failed",
+			TH_LOG("%s: VIDIOC_S_CTRL 0x%x in the raiser failed",
 			       self->path, self->cid);
 	}
-
-	if (req & REQ_IN) {
-		/* POLLIN started the read() emulator: the queue is its own. */
-		r = reqbufs(self->fd, 0);
-		EXPECT_EQ(-EBUSY, r)
-			TH_LOG("%s: %s for POLLIN started no read(): REQBUFS(0): %s, not EBUSY",
-			       self->path, what, r ? strerror(-r) : "success");
-		/* ... until the file is closed (epoll holds it too). */
-		node_close(self);
-		self->fd = open(self->path, O_RDWR);
-		ASSERT_LE(0, self->fd);
-		r = reqbufs(self->fd, 0);
-		EXPECT_EQ(0, r)
-			TH_LOG("%s: REQBUFS(0) after closing the file that started read(): %s",
-			       self->path, strerror(-r));
-		return;
-	}
-
-	if (sit == SIT_WAKE) {
-		EXPECT_NE(0U, rev & POLLPRI)
-			TH_LOG("%s: %s for POLLPRI: %d, events 0x%x, no POLLPRI within %d ms",
-			       self->path, what, r, rev, WAIT_MS);
-		memset(&ev, 0, sizeof(ev));
-		r = ioctl(self->fd, VIDIOC_DQEVENT, &ev) ? -errno : 0;
-		EXPECT_EQ(0, r) TH_LOG("%s: VIDIOC_DQEVENT after %s: %s",
-				       self->path, what, strerror(-r));
-		EXPECT_EQ((__u32)V4L2_EVENT_CTRL, ev.type);
-		EXPECT_EQ(self->cid, ev.id);
-	} else {
-		EXPECT_EQ(0U, rev & (POLLPRI | POLLIN))
-			TH_LOG("%s: %s reported events 0x%x on the video fd with none pending",
-			       self->path, what, rev);
-	}
-	/* Nothing may have started streaming: the queue is still free. */
-	r = s_fmt_same(self);
-	EXPECT_NE(-EBUSY, r)
-		TH_LOG("%s: %s for POLLPRI only started streaming: VIDIOC_S_FMT gave EBUSY",
-		       self->path, what);
-	r = reqbufs(self->fd, 0);
-	EXPECT_EQ(0, r)
-		TH_LOG("%s: %s for POLLPRI only started streaming: VIDIOC_REQBUFS(0) gave %s",
-		       self->path, what, strerror(-r));
+	if (self->req == REQ_IN)
+		check_reading(_metadata, self, api);
+	else
+		check_idle(_metadata, self, api, n, rev);
 }
 
-/* A case on every node that can be tested; SKIP if there is none. */
-static void run_case(struct __test_metadata *_metadata,
-		     struct vnode *self, enum wait_api api,
-		     enum wait_sit sit, unsigned int req)
+/* Append "; why" (or "why") to the list in buf. */
+static void add_why(char *buf, size_t size, const char *why)
 {
-	char why[256], skipped[1024] = "";
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, size - len, "%s%s", len ? "; " : "", why);
+}
+
+/* Why no node is tested: the reasons in buf, then the nodes found. */
+static const char *no_node(char *buf, size_t size)
+{
 	size_t len;
+
+	if (not_tested[0])
+		add_why(buf, size, not_tested);
+	if (!buf[0])
+		add_why(buf, size,
+			"no /dev/video* node of a test driver (vivid, vivpoll, vimc)");
+	len = strlen(buf);
+	if (left_alone[0])
+		snprintf(buf + len, size - len, "; left alone: %s", left_alone);
+	return buf;
+}
+
+/* The case on every node that can be tested; SKIP if there is none. */
+TEST_F(video_poll, wait)
+{
+	char why[320], untested[1024] = "";
 	int i, tested = 0;
 
+	self->v.api = variant->api;
+	self->v.sit = variant->sit;
+	self->v.req = variant->req;
 	for (i = 0; i < n_nodes; i++) {
-		if (node_open(self, nodes[i], why, sizeof(why))) {
-			len = strlen(skipped);
-			snprintf(skipped + len, sizeof(skipped) - len, "%s%s",
-				 len ? "; " : "", why);
-			node_close(self);
+		self->v.path = nodes[i].path;
+		self->v.driver = nodes[i].driver;
+		if ((variant->req == REQ_PRI &&
+		     pollin_starts(&self->v, why, sizeof(why))) ||
+		    node_open(&self->v, why, sizeof(why))) {
+			add_why(untested, sizeof(untested), why);
+			node_close(&self->v);
 			continue;
 		}
 		tested++;
-		check_node(_metadata, self, api, sit, req);
-		node_close(self);
+		check_node(_metadata, &self->v);
+		node_close(&self->v);
 	}
 	if (!tested)
-		SKIP(return, "%s", n_nodes ? skipped : "no /dev/video* node");
-	if (skipped[0])
-		TH_LOG("not tested: %s", skipped);
+		SKIP(return, "%s", no_node(untested, sizeof(untested)));
+	if (untested[0])
+		TH_LOG("not tested: %s", untested);
 }
 
-TEST_F(video_poll, select_wake_pri)
+static bool is_test_driver(const char *driver)
 {
-	run_case(_metadata, &self->v, API_SELECT, SIT_WAKE, REQ_PRI);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(test_drivers); i++)
+		if (!strcmp(driver, test_drivers[i]))
+			return true;
+	return false;
 }
 
-TEST_F(video_poll, select_zero_timeout_pri)
+/*
+ * The node at path, if it is a video capture node with read() and, with
+ * test_only, of a test driver; else say why not. A node of another driver
+ * is left alone: opened for VIDIOC_QUERYCAP only.
+ */
+static void add_node(const char *path, bool test_only)
 {
-	run_case(_metadata, &self->v, API_SELECT, SIT_ZERO_TIMEOUT, REQ_PRI);
-}
+	struct v4l2_capability cap = { };
+	char why[160] = "", driver[sizeof(cap.driver)];
+	__u32 caps;
+	int fd;
 
-TEST_F(video_poll, select_ready_before_pri)
-{
-	run_case(_metadata, &self->v, API_SELECT, SIT_READY_BEFORE, REQ_PRI);
-}
-
-TEST_F(video_poll, select_ready_after_pri)
-{
-	run_case(_metadata, &self->v, API_SELECT, SIT_READY_AFTER, REQ_PRI);
-}
-
-TEST_F(video_poll, select_zero_timeout_in)
-{
-	run_case(_metadata, &self->v, API_SELECT, SIT_ZERO_TIMEOUT, REQ_IN);
-}
-
-TEST_F(video_poll, pselect_wake_pri)
-{
-	run_case(_metadata, &self->v, API_PSELECT, SIT_WAKE, REQ_PRI);
-}
-
-TEST_F(video_poll, pselect_zero_timeout_pri)
-{
-	run_case(_metadata, &self->v, API_PSELECT, SIT_ZERO_TIMEOUT, REQ_PRI);
-}
-
-TEST_F(video_poll, pselect_ready_before_pri)
-{
-	run_case(_metadata, &self->v, API_PSELECT, SIT_READY_BEFORE, REQ_PRI);
-}
-
-TEST_F(video_poll, pselect_ready_after_pri)
-{
-	run_case(_metadata, &self->v, API_PSELECT, SIT_READY_AFTER, REQ_PRI);
-}
-
-TEST_F(video_poll, pselect_zero_timeout_in)
-{
-	run_case(_metadata, &self->v, API_PSELECT, SIT_ZERO_TIMEOUT, REQ_IN);
-}
-
-TEST_F(video_poll, poll_wake_pri)
-{
-	run_case(_metadata, &self->v, API_POLL, SIT_WAKE, REQ_PRI);
-}
-
-TEST_F(video_poll, poll_zero_timeout_pri)
-{
-	run_case(_metadata, &self->v, API_POLL, SIT_ZERO_TIMEOUT, REQ_PRI);
-}
-
-TEST_F(video_poll, poll_ready_before_pri)
-{
-	run_case(_metadata, &self->v, API_POLL, SIT_READY_BEFORE, REQ_PRI);
-}
-
-TEST_F(video_poll, poll_ready_after_pri)
-{
-	run_case(_metadata, &self->v, API_POLL, SIT_READY_AFTER, REQ_PRI);
-}
-
-TEST_F(video_poll, poll_zero_timeout_in)
-{
-	run_case(_metadata, &self->v, API_POLL, SIT_ZERO_TIMEOUT, REQ_IN);
-}
-
-TEST_F(video_poll, ppoll_wake_pri)
-{
-	run_case(_metadata, &self->v, API_PPOLL, SIT_WAKE, REQ_PRI);
-}
-
-TEST_F(video_poll, ppoll_zero_timeout_pri)
-{
-	run_case(_metadata, &self->v, API_PPOLL, SIT_ZERO_TIMEOUT, REQ_PRI);
-}
-
-TEST_F(video_poll, ppoll_ready_before_pri)
-{
-	run_case(_metadata, &self->v, API_PPOLL, SIT_READY_BEFORE, REQ_PRI);
-}
-
-TEST_F(video_poll, ppoll_ready_after_pri)
-{
-	run_case(_metadata, &self->v, API_PPOLL, SIT_READY_AFTER, REQ_PRI);
-}
-
-TEST_F(video_poll, ppoll_zero_timeout_in)
-{
-	run_case(_metadata, &self->v, API_PPOLL, SIT_ZERO_TIMEOUT, REQ_IN);
-}
-
-TEST_F(video_poll, epoll_add_wake_pri)
-{
-	run_case(_metadata, &self->v, API_EPOLL_ADD, SIT_WAKE, REQ_PRI);
-}
-
-TEST_F(video_poll, epoll_add_zero_timeout_pri)
-{
-	run_case(_metadata, &self->v, API_EPOLL_ADD, SIT_ZERO_TIMEOUT, REQ_PRI);
-}
-
-TEST_F(video_poll, epoll_add_ready_before_pri)
-{
-	run_case(_metadata, &self->v, API_EPOLL_ADD, SIT_READY_BEFORE, REQ_PRI);
-}
-
-TEST_F(video_poll, epoll_add_ready_after_pri)
-{
-	run_case(_metadata, &self->v, API_EPOLL_ADD, SIT_READY_AFTER, REQ_PRI);
-}
-
-TEST_F(video_poll, epoll_add_zero_timeout_in)
-{
-	run_case(_metadata, &self->v, API_EPOLL_ADD, SIT_ZERO_TIMEOUT, REQ_IN);
-}
-
-TEST_F(video_poll, epoll_mod_wake_pri)
-{
-	run_case(_metadata, &self->v, API_EPOLL_MOD, SIT_WAKE, REQ_PRI);
-}
-
-TEST_F(video_poll, epoll_mod_zero_timeout_pri)
-{
-	run_case(_metadata, &self->v, API_EPOLL_MOD, SIT_ZERO_TIMEOUT, REQ_PRI);
-}
-
-TEST_F(video_poll, epoll_mod_ready_before_pri)
-{
-	run_case(_metadata, &self->v, API_EPOLL_MOD, SIT_READY_BEFORE, REQ_PRI);
-}
-
-TEST_F(video_poll, epoll_mod_ready_after_pri)
-{
-	run_case(_metadata, &self->v, API_EPOLL_MOD, SIT_READY_AFTER, REQ_PRI);
-}
-
-TEST_F(video_poll, epoll_mod_zero_timeout_in)
-{
-	run_case(_metadata, &self->v, API_EPOLL_MOD, SIT_ZERO_TIMEOUT, REQ_IN);
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "%s: open: %s", path,
+			 strerror(errno));
+		goto out;
+	}
+	if (ioctl(fd, VIDIOC_QUERYCAP, &cap)) {
+		snprintf(why, sizeof(why),
+			 "%s: not a V4L2 node (VIDIOC_QUERYCAP: %s)", path,
+			 strerror(errno));
+		goto out;
+	}
+	memcpy(driver, cap.driver, sizeof(driver));
+	driver[sizeof(driver) - 1] = '\0';
+	if (test_only && !is_test_driver(driver)) {
+		snprintf(why, sizeof(why), "%s (%s)", path, driver);
+		add_why(left_alone, sizeof(left_alone), why);
+		close(fd);
+		return;
+	}
+	caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps :
+							 cap.capabilities;
+	if (!(caps & V4L2_CAP_VIDEO_CAPTURE))
+		snprintf(why, sizeof(why),
+			 "%s (%s): not a video capture node (device caps 0x%08x)",
+			 path, driver, caps);
+	else if (!(caps & V4L2_CAP_READWRITE))
+		snprintf(why, sizeof(why),
+			 "%s (%s): no V4L2_CAP_READWRITE: no wait can start streaming on it",
+			 path, driver);
+	else if (n_nodes == MAX_NODES)
+		snprintf(why, sizeof(why), "%s (%s): more than %d nodes",
+			 path, driver, MAX_NODES);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (why[0]) {
+		add_why(not_tested, sizeof(not_tested), why);
+		return;
+	}
+	nodes[n_nodes].path = path;
+	memcpy(nodes[n_nodes].driver, driver, sizeof(driver));
+	n_nodes++;
 }
 
 static int is_video(const struct dirent *d)
@@ -677,10 +779,16 @@ static int is_video(const struct dirent *d)
 	return !strncmp(d->d_name, "video", 5);
 }
 
-/* -d NODE (a path, or N for /dev/videoN) is ours; the rest the harness's. */
-static int parse_args(int argc, char **argv)
+/*
+ * -d NODE (a path, or N for /dev/videoN) is this test's, as in
+ * video_device_test; the other arguments are the harness's.
+ */
+int main(int argc, char **argv)
 {
+	static char num[32];
 	struct dirent **list;
+	const char *dev = NULL;
+	char *path;
 	int i, n, out = 1;
 
 	for (i = 1; i < argc; i++) {
@@ -689,40 +797,39 @@ static int parse_args(int argc, char **argv)
 			continue;
 		}
 		if (++i == argc) {
-			fprintf(stderr, "%s: -d needs a node, e.g. /dev/video0\n", argv[0]);
-			exit(KSFT_FAIL);
+			fprintf(stderr, "%s: -d needs a node (/dev/videoN)\n",
+				argv[0]);
+			return KSFT_FAIL;
 		}
-		snprintf(dev_arg, sizeof(dev_arg), "%s%s",
-			 argv[i][0] >= '0' && argv[i][0] <= '9' ? "/dev/video" : "", argv[i]);
-		nodes[0] = dev_arg;
-		n_nodes = 1;
+		dev = argv[i];
+		if (dev[0] >= '0' && dev[0] <= '9') {
+			snprintf(num, sizeof(num), "/dev/video%s", argv[i]);
+			dev = num;
+		}
 	}
 	argv[out] = NULL;
-	if (n_nodes)
-		return out;
-	n = scandir("/dev", &list, is_video, versionsort);
-	for (i = 0; i < n; i++) {
-		char *path = malloc(strlen(list[i]->d_name) + 6);
-
-		if (path && n_nodes < MAX_NODES) {
-			sprintf(path, "/dev/%s", list[i]->d_name);
-			nodes[n_nodes++] = path;
-		} else {
-			free(path);
+	if (dev) {
+		add_node(dev, false);
+	} else {
+		n = scandir("/dev", &list, is_video, versionsort);
+		for (i = 0; i < n; i++) {
+			if (asprintf(&path, "/dev/%s", list[i]->d_name) > 0)
+				add_node(path, true);
+			free(list[i]);
 		}
-		free(list[i]);
+		if (n > 0)
+			free(list);
 	}
-	if (n > 0)
-		free(list);
-	return out;
-}
+	if (!n_nodes) {
+		char why[1024] = "";
 
-#define main test_harness_main
-TEST_HARNESS_MAIN
-#undef main
-
-int main(int argc, char **argv)
-{
-	argc = parse_args(argc, argv);
-	return test_harness_main(argc, argv);
+		ksft_print_header();
+		ksft_exit_skip("%s\n", no_node(why, sizeof(why)));
+	}
+	if (left_alone[0])
+		fprintf(stderr, "# left alone (%s): %s\n",
+			"not a test driver's; -d NODE tests any", left_alone);
+	if (not_tested[0])
+		fprintf(stderr, "# not tested: %s\n", not_tested);
+	return test_harness_run(out, argv);
 }
