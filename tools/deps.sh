@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Install every Debian package the project needs; quiet when all are present.
+# "tools/deps.sh check-series" also installs what only make check-series
+# needs: coccinelle (with ocamlopt, which its OCaml scripts need) and the
+# cross compilers of the series' builds for arm and arm64 (i386 builds with
+# the native gcc, -m32).
 set -eu
+series_pkgs=(coccinelle ocaml-nox gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu)
 pkgs=(
 	linux-source-6.1 qemu-system-x86 busybox-static v4l-utils libv4l-dev
 	gcc make pkg-config flex bison bc libelf-dev libssl-dev cpio kmod
@@ -12,6 +17,7 @@ pkgs=(
 	gstreamer1.0-plugins-base-apps ffmpeg udev
 	chromium
 )
+[ "${1:-}" != check-series ] || pkgs+=("${series_pkgs[@]}")
 # linux-source-6.12 is always wanted: its selftest harness (tests/88-*).
 # Kernels Debian 12 does not ship (7.2) come from the archive's newest
 # suite through the project's own apt setup (tools/fetch-kernel.sh).
