@@ -70,6 +70,7 @@ series: deps
 	@tools/make-series.sh
 
 check-series: deps
+	@tools/deps.sh check-series
 	@tools/check-series.sh
 
 check-all: deps

@@ -1,10 +1,29 @@
 #!/usr/bin/env bash
-# make check-series: the generated series applies with `git am` to a pristine
-# extracted tree (after patches/), the kernel builds with the driver in-tree
-# (CONFIG_VIDEO_VIVPOLL=m, vivid off: vivpoll's Kconfig alone brings in its
-# fonts) and the driver with W=1 without a warning, the kernel selftest
-# media_tests/video_poll_test builds with kselftest's make, and checkpatch
-# --strict is clean on every patch. The build is cached by key.
+# make check-series: the upstream-style series (make series) checked as the
+# media subsystem and its bots check a patch, on one kernel (KVER), as TAP:
+# - checkpatch --strict --max-line-length=80 on each patch of the series
+#   (Documentation/driver-api/media/maintainer-entry-profile.rst), and
+#   checkpatch --strict on patches/ (the poll core: fs/, not media);
+# - the series applies with git am to a pristine extracted tree + patches/;
+# - the fonts vivpoll draws with come from its Kconfig alone (x86_64,
+#   guest/kconfig/base.config with vivid and vimc off, which select them too);
+# - the driver built for x86_64, i386, arm and arm64, =y and =m, with the
+#   profile's flags: W=1 C=1 (sparse) CF=-D__CHECK_ENDIAN__
+#   CONFIG_DEBUG_SECTION_MISMATCH=y, no warning; =m through modpost (which
+#   does the section mismatch analysis);
+# - smatch: a SKIP while Debian's archive has no smatch (apt is asked);
+# - coccicheck on the driver, kernel-doc -Wall on its sources;
+# - the selftest built with kselftest's make, and run against /dev/null.
+#
+# Cost: no kernel image is built. Each arch and =y/=m has its own output
+# folder (O=) configured once (tinyconfig + what the driver needs, see
+# fragment()) and prepared (make prepare / modules_prepare); then only
+# drivers/media/test-drivers/vivpoll/ is built in it. Everything is keyed
+# by its inputs under $VIVPOLL_CACHE/series-$KVER-*: the source tree by the
+# kernel tarball and patches/, a configured folder by its fragment and the
+# Kconfig files the series adds, a clean result by the series itself. A
+# clean result is replayed while its inputs are unchanged; a failure is
+# never remembered: it is checked again on the next run.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -15,133 +34,378 @@ email=${ident##*<}
 email=${email%>}
 SERIES_DIR=$series tools/make-series.sh
 pristine=$(pristine_tree)
-# The tree is keyed by patches/ and the config; a new series is applied
-# on top of the "base" tag (pristine + patches/) and built incrementally.
-key=$({ patch_files | xargs -r cat; cat "$TOP/guest/kconfig/base.config" "$0"; } |
-	sha256sum | cut -c1-12)
+tarball=$(kernel_tarball)
 shash=$(cat "$series"/0*.patch | sha256sum | cut -c1-16)
-dir=$VIVPOLL_CACHE/intree-$KVER-$key
+tkey=$({ echo "${tarball##*/}"; stat -c %s "$tarball"; patch_files | xargs -r cat; } |
+	sha256sum | cut -c1-12)
+root=$VIVPOLL_CACHE/series-$KVER-$tkey
+src=$root/src
+drv=drivers/media/test-drivers/vivpoll
+mkdir -p "$root"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-fail=0
-for p in $(patch_files) "$series"/0*.patch; do
-	case "$p" in */0000-cover-letter.patch) continue ;; esac
-	# UNKNOWN_COMMIT_ID: see tools/host-checks.sh (a tarball has no history)
-	if out=$(cd "$pristine" && perl scripts/checkpatch.pl --strict --no-tree --terse \
-		--ignore UNKNOWN_COMMIT_ID "$p" | grep -E 'ERROR|WARNING|CHECK'); then
-		echo "not ok - checkpatch --strict $(basename "$p")"
-		echo "$out" | sed 's/^/# /'
-		fail=1
+plan=0 passed=0 failed=0 skipped=0
+# tap ok|fail|skip NAME [DETAIL-FILE]: one TAP line, then up to 20 lines of
+# the file as diagnostics
+tap() {
+	plan=$((plan + 1))
+	case "$1" in
+	ok) echo "ok - $2"; passed=$((passed + 1)) ;;
+	fail) echo "not ok - $2"; failed=$((failed + 1)) ;;
+	skip) echo "ok - $2 # SKIP $3"; skipped=$((skipped + 1)); return ;;
+	esac
+	[ -z "${3:-}" ] || [ ! -s "$3" ] || sed 's/^/# /' "$3" | head -20
+}
+# the log lines that are warnings or errors (a log scan: anything that
+# says warning or error counts)
+complaints() { grep -iE 'warning|error' "$1" || true; }
+
+# checkpatch: the media profile's line length on the series, checkpatch's
+# default (100) on patches/, which changes fs/select.c and fs/eventpoll.c.
+# UNKNOWN_COMMIT_ID: see tools/host-checks.sh (a tarball has no history).
+checkpatch() { # checkpatch NAME PATCH OPTION...
+	local p=$2 n=$1
+	shift 2
+	# --terse: one line a complaint, nothing at all when clean; the
+	# status is non-zero when it complains (or dies)
+	if (cd "$pristine" && perl scripts/checkpatch.pl --strict --no-tree --terse \
+		--ignore UNKNOWN_COMMIT_ID "$@" "$p") > "$tmp/cp" 2>&1 &&
+		! grep -qE 'ERROR|WARNING|CHECK' "$tmp/cp"; then
+		tap ok "$n"
 	else
-		echo "ok - checkpatch --strict $(basename "$p")"
+		sed "s|^$(dirname "$p")/||" "$tmp/cp" > "$tmp/cp.show"
+		tap fail "$n" "$tmp/cp.show"
 	fi
+}
+for p in $(patch_files); do
+	case "$p" in */0000-cover-letter.patch) continue ;; esac
+	checkpatch "checkpatch --strict patches/$(basename "$p")" "$p"
+done
+for p in $(sed "s|^|$series/|" "$series/series"); do
+	checkpatch "checkpatch --strict --max-line-length=80 $(basename "$p")" "$p" --max-line-length=80
 done
 
-if [ "$(cat "$dir/.vivpoll-built" 2> /dev/null)" != "$shash" ]; then
-	exec 9>"$VIVPOLL_CACHE/.kernel-build.lock"
-	flock 9
-	start=$(date +%s)
-	stage() { say "check-series: [$(($(date +%s) - start))s] $*"; }
-	# git am commits as whoever runs this (make-series.sh has checked
-	# there is an identity).
-	g() { git -C "$dir" -c user.name="$name" -c user.email="$email" "$@"; }
-	if [ ! -f "$dir/.vivpoll-base" ]; then
-		rm -rf "$dir" && mkdir -p "$dir"
-		stage "extracting and committing a pristine tree"
-		tar -xf "$(kernel_tarball)" -C "$dir" --strip-components=1
-		# Debian's .gitignore ignores the whole top level: add with -f.
-		g init -q && g add -f -A . && g commit -q -m pristine
-		for p in $(patch_files); do
-			stage "git am $(basename "$p")"
-			g am -q "$p" || die "git am $(basename "$p") failed"
-		done
-		g tag -f base > /dev/null
-		touch "$dir/.vivpoll-base"
-	fi
+# Everything below compiles: one at a time with tools/build-kernel.sh.
+exec 9>"$VIVPOLL_CACHE/.kernel-build.lock"
+flock 9
+start=$(date +%s)
+stage() { say "check-series: [$(($(date +%s) - start))s] $*"; }
+
+# The source tree: pristine, committed, patches/ applied with git am and
+# tagged "base" (made once); the series applied on top with git am when it
+# changed. The builds read it from their own output folders (O=).
+g() { git -C "$src" -c user.name="$name" -c user.email="$email" "$@"; }
+if [ ! -f "$root/base" ]; then
+	rm -rf "$src" && mkdir -p "$src"
+	stage "extracting and committing a pristine tree"
+	tar -xf "$tarball" -C "$src" --strip-components=1
+	# Debian's .gitignore ignores the whole top level: add with -f.
+	g init -q && g add -f -A . && g commit -q -m pristine
+	for p in $(patch_files); do
+		stage "git am patches/$(basename "$p")"
+		g am -q "$p" || die "git am patches/$(basename "$p") failed"
+	done
+	g tag -f base > /dev/null
+	touch "$root/base"
+fi
+if [ "$(cat "$root/applied" 2> /dev/null)" != "$shash" ]; then
+	rm -f "$root/applied" "$root/am-failed"
 	g reset -q --hard base
 	for p in $(sed "s|^|$series/|" "$series/series"); do
 		stage "git am $(basename "$p")"
-		g am -q "$p" || { g am --abort; die "git am $(basename "$p") failed"; }
+		if ! g am -q "$p" > "$tmp/am" 2>&1; then
+			{ echo "git am $(basename "$p") failed:"; cat "$tmp/am"; } > "$root/am-failed"
+			g am --abort
+			break
+		fi
 	done
-	cd "$dir"
-	mk() { make -j"$(nproc)" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
-	# base.config without vivid, the one driver there that selects the
-	# fonts vivpoll draws with (FONT_SUPPORT, FONT_8x16), so that only
-	# vivpoll's Kconfig can bring them in: configured once without
-	# vivpoll (.vivpoll-without.config, where they must be off), then
-	# with it (.config).
-	printf '# CONFIG_VIDEO_VIVID is not set\n' > .vivpoll-novivid.config
-	printf 'CONFIG_VIDEO_VIVPOLL=m\nCONFIG_VIDEO_VIVPOLL_KUNIT_TEST=m\n' > .vivpoll-intree.config
-	configure() {
-		mk tinyconfig &&
-			scripts/kconfig/merge_config.sh -m .config "$TOP/guest/kconfig/base.config" \
-				.vivpoll-novivid.config "$@" && mk olddefconfig
-	}
-	stage "configuring without vivid and without vivpoll"
-	configure > .vivpoll-build.log 2>&1 || die "configuring failed (log: $dir/.vivpoll-build.log)"
-	cp .config .vivpoll-without.config
-	stage "configuring without vivid, with CONFIG_VIDEO_VIVPOLL=m"
-	configure .vivpoll-intree.config >> .vivpoll-build.log 2>&1 || die "configuring failed (log: $dir/.vivpoll-build.log)"
-	grep -qx 'CONFIG_VIDEO_VIVPOLL=m' .config || die "CONFIG_VIDEO_VIVPOLL=m did not stick"
-	rm -f .vivpoll-build-failed
-	stage "building bzImage and modules (log: $dir/.vivpoll-build.log)"
-	if mk bzImage modules >> .vivpoll-build.log 2>&1; then
-		stage "rebuilding drivers/media/test-drivers/vivpoll with W=1"
-		rm -f drivers/media/test-drivers/vivpoll/*.o
-		mk W=1 drivers/media/test-drivers/vivpoll/ > .vivpoll-w1.log 2>&1 || true
-		# The selftest as kselftest builds it: headers installed first
-		# (KHDR_INCLUDES), then the media_tests target, from scratch.
-		stage "make headers; make -C tools/testing/selftests TARGETS=media_tests"
-		rm -f tools/testing/selftests/media_tests/video_poll_test
-		{ mk headers && make -C tools/testing/selftests TARGETS=media_tests; } \
-			> .vivpoll-selftest.log 2>&1 || echo "error: make failed" >> .vivpoll-selftest.log
-		echo "$shash" > .vivpoll-built
-	else
-		tail -30 .vivpoll-build.log >&2
-		grep -m3 -E 'ERROR: |error: ' .vivpoll-build.log > .vivpoll-build-failed || echo "make failed" > .vivpoll-build-failed
-	fi
-	stage done
+	echo "$shash" > "$root/applied"
+fi
+applies=$([ ! -f "$root/am-failed" ] && echo yes || echo no)
+if [ "$applies" = yes ]; then
+	tap ok "git am: the series applies to linux-source-$KVER + patches/"
+else
+	tap fail "git am: the series applies to linux-source-$KVER + patches/" "$root/am-failed"
 fi
 
-# The fonts: off without vivpoll, on with it, vivid off in both.
+# The series' Kconfig files: a configured folder is redone when they change.
+kconfigs() { cat "$src/drivers/media/test-drivers/Kconfig" "$src/$drv/Kconfig" 2> /dev/null || true; }
+
+cross() { # the CROSS_COMPILE prefix for an arch (i386: the native gcc, -m32)
+	case "$1" in
+	arm) echo arm-linux-gnueabihf- ;;
+	arm64) echo aarch64-linux-gnu- ;;
+	*) echo ;;
+	esac
+}
+mk() { # mk ARCH DIR ARGS...: make in the output folder DIR
+	local a=$1 o=$2 c
+	c=$(cross "$1")
+	shift 2
+	make -C "$src" O="$o" -j"$(nproc)" ARCH="$a" CROSS_COMPILE="$c" \
+		CC="ccache ${c}gcc" HOSTCC="ccache gcc" "$@"
+}
+
+# fragment ARCH y|m: what the driver needs on top of tinyconfig, and the
+# profile's section mismatch analysis. -O2 as distributions and the bots
+# build (tinyconfig's -Os hides some of GCC's warnings); SMP, modules,
+# KUnit, tracepoints (the driver's trace event) and printk, as in a real
+# kernel.
+fragment() {
+	cat <<-EOF
+	CONFIG_CC_OPTIMIZE_FOR_PERFORMANCE=y
+	CONFIG_SMP=y
+	CONFIG_PRINTK=y
+	CONFIG_MODULES=y
+	CONFIG_MODULE_UNLOAD=y
+	CONFIG_DEBUG_KERNEL=y
+	CONFIG_DEBUG_SECTION_MISMATCH=y
+	CONFIG_FTRACE=y
+	CONFIG_ENABLE_DEFAULT_TRACERS=y
+	CONFIG_KUNIT=y
+	CONFIG_MEDIA_SUPPORT=y
+	CONFIG_MEDIA_SUPPORT_FILTER=y
+	CONFIG_MEDIA_CAMERA_SUPPORT=y
+	CONFIG_MEDIA_TEST_SUPPORT=y
+	CONFIG_VIDEO_DEV=y
+	CONFIG_V4L_TEST_DRIVERS=y
+	CONFIG_VIDEO_VIVPOLL=$2
+	CONFIG_VIDEO_VIVPOLL_KUNIT_TEST=$2
+	EOF
+	case "$1" in
+	# ARMv7 with the EABI (Debian's arm-linux-gnueabihf)
+	arm) printf 'CONFIG_MMU=y\nCONFIG_ARCH_MULTI_V7=y\nCONFIG_AEABI=y\n' ;;
+	esac
+}
+# configure ARCH DIR FRAGMENT...: tinyconfig, the fragments merged, then
+# olddefconfig; every CONFIG_ line of the last fragment must stick.
+configure() {
+	local a=$1 o=$2
+	shift 2
+	rm -rf "$o" && mkdir -p "$o"
+	{
+		mk "$a" "$o" tinyconfig &&
+			(cd "$o" && ARCH=$a "$src/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" "$@") &&
+			mk "$a" "$o" olddefconfig
+	} > "$o/.vivpoll-config.log" 2>&1 || { echo "configuring failed (log: $o/.vivpoll-config.log)"; return 1; }
+	grep -E '^CONFIG_' "${!#}" | while read -r l; do
+		grep -qxF "$l" "$o/.config" || echo "$l did not stick"
+	done
+}
+
+# The fonts: off without vivpoll, on with it, vivid and vimc off in both
+# (both select them). Configured only, on x86_64 with the guest's base.config.
+fonts=$root/fonts
+fkey=$({ cat "$TOP/guest/kconfig/base.config"; kconfigs; echo "$tkey"; declare -f configure; } | sha256sum | cut -c1-16)
 sym() { sed -n "s/^CONFIG_$1=//p" "$2" | grep . || echo n; }
-why=
-for c in "$dir/.vivpoll-without.config" "$dir/.config"; do
-	[ "$(sym VIDEO_VIVID "$c")" = n ] || why="$why ${c##*/} has CONFIG_VIDEO_VIVID=$(sym VIDEO_VIVID "$c");"
+if [ "$applies" = no ]; then
+	echo "the series does not apply" > "$tmp/why"
+	tap fail "the fonts vivpoll draws with come from its Kconfig (vivid and vimc off)" "$tmp/why"
+else
+	if [ "$(cat "$fonts/key" 2> /dev/null)" != "$fkey" ]; then
+		stage "configuring x86_64 without vivid, vimc, with and without vivpoll"
+		rm -rf "$fonts" && mkdir -p "$fonts"
+		printf '# CONFIG_VIDEO_VIVID is not set\n# CONFIG_VIDEO_VIMC is not set\n' > "$fonts/novivid.config"
+		printf 'CONFIG_VIDEO_VIVPOLL=m\n' > "$fonts/vivpoll.config"
+		{
+			configure x86_64 "$fonts/without" "$TOP/guest/kconfig/base.config" "$fonts/novivid.config"
+			configure x86_64 "$fonts/with" "$TOP/guest/kconfig/base.config" "$fonts/novivid.config" \
+				"$fonts/vivpoll.config"
+		} > "$fonts/configure.log" || true
+		echo "$fkey" > "$fonts/key"
+	fi
+	cp "$fonts/configure.log" "$tmp/why"
+	without="FONT_SUPPORT=$(sym FONT_SUPPORT "$fonts/without/.config") FONT_8x16=$(sym FONT_8x16 "$fonts/without/.config")"
+	with="FONT_SUPPORT=$(sym FONT_SUPPORT "$fonts/with/.config") FONT_8x16=$(sym FONT_8x16 "$fonts/with/.config")"
+	for c in without with; do
+		for s in VIDEO_VIVID VIDEO_VIMC; do
+			[ "$(sym $s "$fonts/$c/.config")" = n ] || echo "$c: CONFIG_$s=$(sym $s "$fonts/$c/.config")" >> "$tmp/why"
+		done
+	done
+	[ "$without" = "FONT_SUPPORT=n FONT_8x16=n" ] || echo "without vivpoll $without: something else selects the fonts" >> "$tmp/why"
+	case "$with" in FONT_SUPPORT=[ym]\ FONT_8x16=y) ;; *) echo "with vivpoll $with: VIDEO_VIVPOLL does not select them" >> "$tmp/why" ;; esac
+	if [ -s "$tmp/why" ]; then
+		tap fail "the fonts vivpoll draws with come from its Kconfig (vivid and vimc off)" "$tmp/why"
+	else
+		tap ok "the fonts vivpoll draws with come from its Kconfig (vivid and vimc off: without vivpoll $without, with it $with)"
+	fi
+fi
+
+# The builds. =y: the folder's built-in.a; =m: vivpoll.ko and
+# vivpoll_kunit.ko, through modpost. No vmlinux is linked: modpost says so
+# (its "vmlinux.o is missing" notice, and before 6.4 an "undefined!" line
+# for the first symbols the modules take from the kernel or other modules,
+# then how many more it suppressed); those lines, and only those, are not
+# counted as warnings.
+flags=(W=1 C=1 CF=-D__CHECK_ENDIAN__ CONFIG_DEBUG_SECTION_MISMATCH=y)
+modpost_notice='^WARNING: modpost: "[A-Za-z0-9_.]+" \[[^]]+\] undefined!$|^WARNING: modpost: suppressed [0-9]+ unresolved symbol warnings because there were too many\)$|^(WARNING: |	*)(vmlinux(\.o|\.symvers)|Module\.symvers) is missing|^ +(Modules may not have dependencies or modversions|You may get many unresolved symbol (warnings|errors)|You can set KBUILD_MODPOST_WARN=1 to turn errors into warning|if you want to proceed at your own risk)\.$'
+for arch in x86_64 i386 arm arm64; do
+	for ym in y m; do
+		o=$root/$arch-$ym
+		n="$arch CONFIG_VIDEO_VIVPOLL=$ym: $drv builds with ${flags[*]}, no warning"
+		[ $ym = y ] || n="$arch CONFIG_VIDEO_VIVPOLL=$ym: $drv builds with ${flags[*]} and modpost, no warning"
+		if [ "$applies" = no ]; then
+			echo "the series does not apply" > "$tmp/why"
+			tap fail "$n" "$tmp/why"
+			continue
+		fi
+		fragment "$arch" "$ym" > "$tmp/frag.config"
+		ckey=$({ cat "$tmp/frag.config"; kconfigs; echo "$tkey ${flags[*]}"; declare -f configure mk
+			"$(cross "$arch")gcc" --version | head -1; } | sha256sum | cut -c1-16)
+		if [ "$(cat "$o/.vivpoll-key" 2> /dev/null)" != "$ckey" ]; then
+			stage "$arch-$ym: configuring and preparing"
+			cp "$tmp/frag.config" "$root/$arch-$ym.config"
+			if ! configure "$arch" "$o" "$root/$arch-$ym.config" > "$tmp/why" || [ -s "$tmp/why" ]; then
+				tap fail "$n" "$tmp/why"
+				continue
+			fi
+			# with the flags of the build, so that it rebuilds nothing
+			# of the tree's own (arm64's vDSO would be, and checked)
+			if ! mk "$arch" "$o" "${flags[@]}" $([ $ym = m ] && echo modules_prepare || echo prepare) \
+				> "$o/.vivpoll-prepare.log" 2>&1; then
+				tail -10 "$o/.vivpoll-prepare.log" > "$tmp/why"
+				tap fail "$n" "$tmp/why"
+				continue
+			fi
+			echo "$ckey" > "$o/.vivpoll-key"
+		fi
+		bkey="$ckey $shash $(sparse --version)"
+		if [ "$(cat "$o/.vivpoll-clean" 2> /dev/null)" != "$bkey" ]; then
+			rm -f "$o/.vivpoll-clean"
+			stage "$arch-$ym: building $drv"
+			rm -rf "${o:?}/$drv"
+			if [ $ym = y ]; then
+				targets=("$drv/")
+			else
+				targets=("$drv/vivpoll.ko" "$drv/vivpoll_kunit.ko")
+			fi
+			mk "$arch" "$o" "${flags[@]}" "${targets[@]}" > "$o/.vivpoll-build.log" 2>&1 ||
+				echo "error: make failed" >> "$o/.vivpoll-build.log"
+			complaints "$o/.vivpoll-build.log" | grep -vE "$modpost_notice" > "$tmp/why" || true
+			for f in $([ $ym = y ] && echo built-in.a vivpoll-core.o || echo vivpoll.ko vivpoll_kunit.ko); do
+				[ -s "$o/$drv/$f" ] || echo "no $drv/$f" >> "$tmp/why"
+			done
+			# the config the driver was built with is still the fragment's
+			grep -qx "CONFIG_VIDEO_VIVPOLL=$ym" "$o/.config" || echo "CONFIG_VIDEO_VIVPOLL=$ym did not stick" >> "$tmp/why"
+			[ -s "$tmp/why" ] || echo "$bkey" > "$o/.vivpoll-clean"
+		fi
+		if [ -f "$o/.vivpoll-clean" ]; then
+			tap ok "$n"
+		else
+			tap fail "$n" "$tmp/why"
+		fi
+	done
 done
-without="FONT_SUPPORT=$(sym FONT_SUPPORT "$dir/.vivpoll-without.config") FONT_8x16=$(sym FONT_8x16 "$dir/.vivpoll-without.config")"
-with="FONT_SUPPORT=$(sym FONT_SUPPORT "$dir/.config") FONT_8x16=$(sym FONT_8x16 "$dir/.config")"
-[ "$without" = "FONT_SUPPORT=n FONT_8x16=n" ] || why="$why without vivpoll $without: something else selects the fonts;"
-case "$with" in FONT_SUPPORT=[ym]\ FONT_8x16=y) ;; *) why="$why with vivpoll $with: VIDEO_VIVPOLL does not select them;" ;; esac
-if [ -n "$why" ]; then
-	echo "not ok - the fonts vivpoll draws with come from its Kconfig (vivid off) #$why"
-	fail=1
+
+# smatch: the profile's second checker. Debian does not package it; it is
+# not fetched from anywhere else. apt is asked, through the machine's
+# sources (bookworm) and the project's own (unstable, testing).
+# The machine's lists must know sparse (make deps installed it) for their
+# silence about smatch to mean anything.
+candidate() { apt-cache policy "$1" 2> /dev/null | sed -n 's/^ *Candidate: //p' | grep -vx '(none)' || true; }
+smatch=$(candidate smatch)
+APT=()
+archive_apt 2> /dev/null || true
+[ -n "$smatch" ] || [ ${#APT[@]} = 0 ] || smatch=$(archive_version smatch)
+if [ -z "$(candidate sparse)" ] || [ ${#APT[@]} = 0 ] || [ -z "$(archive_version sparse)" ]; then
+	echo "apt cannot tell: its lists do not know sparse either (apt-get update)" > "$tmp/why"
+	tap fail "smatch -p=kernel on $drv" "$tmp/why"
+elif [ -z "$smatch" ]; then
+	tap skip "smatch -p=kernel on $drv" "smatch is not in Debian's archive (apt: no candidate in the machine's suites, nor in $ARCHIVE_SUITES); it is not fetched from elsewhere"
 else
-	echo "ok - the fonts vivpoll draws with come from its Kconfig (vivid off: without vivpoll $without, with it $with)"
+	echo "Debian's archive has smatch $smatch: install it (tools/deps.sh) and run it here" > "$tmp/why"
+	tap fail "smatch -p=kernel on $drv" "$tmp/why"
 fi
-if [ -f "$dir/.vivpoll-build-failed" ]; then
-	echo "not ok - in-tree build of the series (vivid off) # $(head -1 "$dir/.vivpoll-build-failed")"
-	sed 's/^/# /' "$dir/.vivpoll-build-failed"
-	fail=1
-elif grep -qE 'warning|error' "$dir/.vivpoll-w1.log" || [ ! -f "$dir/drivers/media/test-drivers/vivpoll/vivpoll.ko" ]; then
-	echo "not ok - in-tree build of the series with W=1"
-	grep -E 'warning|error' "$dir/.vivpoll-w1.log" | head -10 | sed 's/^/# /'
-	fail=1
+
+# coccicheck on the driver's folder, every script of the tree, report
+# mode: a line that names one of the driver's files is a hit.
+n="coccicheck (MODE=report) on $drv: no hit"
+if [ "$applies" = no ]; then
+	echo "the series does not apply" > "$tmp/why"
+	tap fail "$n" "$tmp/why"
 else
-	echo "ok - series applies with git am and builds in-tree (CONFIG_VIDEO_VIVPOLL=m, vivid off, W=1, no warning)"
+	kkey=$({ cat "$src/$drv"/*; spatch --version | head -1; echo "$tkey"; } | sha256sum | cut -c1-16)
+	if [ "$(cat "$root/coccicheck-clean" 2> /dev/null)" != "$kkey" ]; then
+		rm -f "$root/coccicheck-clean"
+		stage "make coccicheck M=$drv"
+		o=$root/x86_64-m
+		rc=0
+		mk x86_64 "$o" coccicheck MODE=report M="$src/$drv" > "$root/coccicheck.log" 2>&1 || rc=$?
+		grep -F "$src/$drv/" "$root/coccicheck.log" > "$tmp/why" || true
+		[ "$rc" = 0 ] || { echo "make coccicheck exited with status $rc:"; grep -v '^/usr/bin/spatch' "$root/coccicheck.log" | tail -5; } >> "$tmp/why"
+		[ -s "$tmp/why" ] || echo "$kkey" > "$root/coccicheck-clean"
+	fi
+	if [ -f "$root/coccicheck-clean" ]; then
+		tap ok "$n"
+	else
+		sed "s|$src/||" "$tmp/why" > "$tmp/why2"
+		tap fail "$n" "$tmp/why2"
+	fi
 fi
-# The selftest: built from the series' tree by kselftest's own make, no
-# warning from it, and run on the host against a node that is no V4L2 node:
-# the whole test skips, exit 4 (its verdicts need the guest: tests/87-*).
-st=$dir/tools/testing/selftests/media_tests/video_poll_test
-if [ ! -x "$st" ] || grep -E 'video_poll_test.*(warning|error)|^error' "$dir/.vivpoll-selftest.log" > /dev/null; then
-	echo "not ok - make -C tools/testing/selftests TARGETS=media_tests builds video_poll_test"
-	grep -E 'warning|error' "$dir/.vivpoll-selftest.log" | head -10 | sed 's/^/# /'
-	fail=1
-elif out=$("$st" -d /dev/null 2>&1); [ $? = 4 ] && echo "$out" | grep -q '^1\.\.0 # SKIP /dev/null: not a V4L2 node'; then
-	echo "ok - make -C tools/testing/selftests TARGETS=media_tests builds video_poll_test in-tree, no warning; on /dev/null the whole test skips, exit 4"
+
+# kernel-doc -Wall on the driver's headers and sources (W=1 runs
+# kernel-doc without -Wall on the .c files only). 6.1's kernel-doc has no
+# -Wall: 6.12's is used there (make deps installs linux-source-6.12).
+n="kernel-doc -Wall on $drv/*.[ch]"
+if [ "$applies" = no ]; then
+	echo "the series does not apply" > "$tmp/why"
+	tap fail "$n" "$tmp/why"
 else
-	echo "not ok - in-tree video_poll_test -d /dev/null: not a whole-test skip with exit 4"
-	echo "$out" | tail -5 | sed 's/^/# /'
-	fail=1
+	kdoc=$src/scripts/kernel-doc
+	if ! "$kdoc" -Wall -none /dev/null > /dev/null 2>&1; then
+		kdoc=$VIVPOLL_CACHE/kernel-doc-6.12
+		if [ ! -s "$kdoc" ]; then
+			tar -xOf /usr/src/linux-source-6.12.tar.xz linux-source-6.12/scripts/kernel-doc > "$kdoc.tmp"
+			chmod +x "$kdoc.tmp" && mv "$kdoc.tmp" "$kdoc"
+		fi
+		n="$n (6.12's kernel-doc: $KVER's has no -Wall)"
+	fi
+	rc=0
+	(cd "$src" && "$kdoc" -Wall -none $drv/*.[ch]) > "$tmp/why" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || echo "kernel-doc exited with status $rc" >> "$tmp/why"
+	if [ -s "$tmp/why" ]; then
+		tap fail "$n" "$tmp/why"
+	else
+		tap ok "$n"
+	fi
 fi
-exit $fail
+
+# The selftest as kselftest builds it, in the x86_64 =m folder: headers
+# installed first (KHDR_INCLUDES), then the media_tests target, from
+# scratch; no warning from it. Run on the host against a node that is no
+# V4L2 node: the whole test skips, exit 4 (its verdicts need the guest:
+# tests/87-*).
+o=$root/x86_64-m
+st=$o/kselftest/media_tests/video_poll_test
+n="make -C tools/testing/selftests O=... TARGETS=media_tests builds video_poll_test, no warning; on /dev/null the whole test skips, exit 4"
+if [ "$applies" = no ] || [ ! -f "$o/.vivpoll-key" ]; then
+	echo "the series does not apply, or the x86_64 =m folder is not configured" > "$tmp/why"
+	tap fail "$n" "$tmp/why"
+else
+	if [ "$(cat "$o/.vivpoll-selftest" 2> /dev/null)" != "$shash" ]; then
+		stage "make headers; make -C tools/testing/selftests TARGETS=media_tests"
+		rm -f "$st"
+		{ mk x86_64 "$o" headers && make -C "$src/tools/testing/selftests" O="$o" TARGETS=media_tests; } \
+			> "$o/.vivpoll-selftest.log" 2>&1 || echo "error: make failed" >> "$o/.vivpoll-selftest.log"
+		echo "$shash" > "$o/.vivpoll-selftest"
+	fi
+	grep -E 'video_poll_test.*(warning|error)|^error' "$o/.vivpoll-selftest.log" > "$tmp/why" || true
+	[ -x "$st" ] || echo "no $st" >> "$tmp/why"
+	if [ ! -s "$tmp/why" ]; then
+		rc=0
+		out=$("$st" -d /dev/null 2>&1) || rc=$?
+		[ "$rc" = 4 ] && echo "$out" | grep -q '^1\.\.0 # SKIP /dev/null: not a V4L2 node' ||
+			{ echo "exit status $rc, not a whole-test skip (4):"; echo "$out" | tail -5; } >> "$tmp/why"
+	fi
+	if [ -s "$tmp/why" ]; then
+		tap fail "$n" "$tmp/why"
+	else
+		tap ok "$n"
+	fi
+fi
+stage done
+
+echo "1..$plan"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]

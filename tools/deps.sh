@@ -4,7 +4,12 @@
 # (the guest), run, shell and the series need neither the drawing nor the
 # browser of make demo, make bench and make check-full (gnuplot, chromium:
 # 81 MB of the download); any other goal, or none but deps, installs all.
+# make check-series (and check-all) also install what only they need:
+# coccinelle (with ocamlopt, which its OCaml scripts need) and the cross
+# compilers of the series' builds for arm and arm64 (i386 builds with the
+# native gcc, -m32).
 set -eu
+series_pkgs=(coccinelle ocaml-nox gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu)
 pkgs=(
 	linux-source-6.1 qemu-system-x86 busybox-static v4l-utils libv4l-dev
 	gcc make pkg-config flex bison bc libelf-dev libssl-dev cpio kmod
@@ -25,6 +30,9 @@ for g in "$@"; do
 done
 [ $# -gt 0 ] || light=0
 [ "$light" = 1 ] || pkgs+=(gnuplot-nox chromium)
+for g in "$@"; do
+	case "$g" in check-series|check-all) pkgs+=("${series_pkgs[@]}") ;; esac
+done
 # linux-source-6.12 is always wanted: its selftest harness (tests/88-*).
 # Kernels Debian 12 does not ship (7.2) come from the archive's newest
 # suite through the project's own apt setup (tools/fetch-kernel.sh).

@@ -8,6 +8,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/string.h>
 #include <linux/time64.h>
@@ -163,9 +164,9 @@ static void vivpoll_test_frame_due(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vivpoll_frame_due_ns(60, &fps60), NSEC_PER_SEC);
 	/* no drift: counted from the start, not summed up */
 	KUNIT_EXPECT_EQ(test, vivpoll_frame_due_ns(108000, &fps30),
-			3600 * NSEC_PER_SEC);
+			3600ULL * NSEC_PER_SEC);
 	KUNIT_EXPECT_EQ(test, vivpoll_frame_due_ns(30000, &ntsc),
-			1001 * NSEC_PER_SEC);
+			1001ULL * NSEC_PER_SEC);
 
 	for (n = 0; n < 1000; n++)
 		KUNIT_EXPECT_LT(test, vivpoll_frame_due_ns(n, &fps30),
@@ -182,7 +183,7 @@ static void vivpoll_test_slot_at(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vivpoll_slot_at(33333332, &fps30), 0);
 	KUNIT_EXPECT_EQ(test, vivpoll_slot_at(33333333, &fps30), 1);
 	KUNIT_EXPECT_EQ(test, vivpoll_slot_at(NSEC_PER_SEC, &fps30), 30);
-	KUNIT_EXPECT_EQ(test, vivpoll_slot_at(3600 * NSEC_PER_SEC, &fps30),
+	KUNIT_EXPECT_EQ(test, vivpoll_slot_at(3600ULL * NSEC_PER_SEC, &fps30),
 			108000);
 	/* slot n is in progress from its due time to the next one's */
 	for (n = 0; n < 2000; n += 7) {
@@ -228,12 +229,12 @@ static void vivpoll_test_catch_up(struct kunit *test)
 
 	/* held up for 5 s: 150 slots dropped, the sequence jumps with them */
 	slot = vivpoll_catch_up(&sequence, 10, vivpoll_frame_due_ns(10, &fps30) +
-				5 * NSEC_PER_SEC, &fps30);
+				5ULL * NSEC_PER_SEC, &fps30);
 	KUNIT_EXPECT_EQ(test, slot, 160);
 	KUNIT_EXPECT_EQ(test, sequence, 160);
 	/* the next frame: timestamp, sequence and slot agree */
 	KUNIT_EXPECT_EQ(test, vivpoll_frame_due_ns(slot, &fps30),
-			sequence * NSEC_PER_SEC / 30);
+			div_u64((u64)sequence * NSEC_PER_SEC, 30));
 }
 
 static void vivpoll_expect_clock(struct kunit *test, u64 ns, u32 seq,
@@ -261,7 +262,7 @@ static void vivpoll_test_clock_text(struct kunit *test)
 			     " 00:00:01.000 frame 30");
 	vivpoll_expect_clock(test, vivpoll_frame_due_ns(108001, &fps30), 108001,
 			     " 01:00:00.033 frame 108001");
-	vivpoll_expect_clock(test, 61 * NSEC_PER_SEC + 999999999, 1,
+	vivpoll_expect_clock(test, 61ULL * NSEC_PER_SEC + 999999999, 1,
 			     " 00:01:01.999 frame 1");
 	vivpoll_expect_clock(test, 100ULL * 3600 * NSEC_PER_SEC, U32_MAX,
 			     " 00:00:00.000 frame 4294967295");
