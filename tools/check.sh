@@ -40,6 +40,32 @@ start=$(date +%s)
 # (tests/Makefile: NN-name.c becomes NN-name, NN-name.sh stays).
 all_suites=$(cd "$TOP/tests" && ls [0-9][0-9]-*.c [0-9][0-9]-*.sh 2> /dev/null |
 	sed 's/\.c$//' | sort)
+# A suite that tests what only some kernels have says so in its source
+# ("vivpoll-needs: CONFIG_A CONFIG_B"): it is one of this config's suites
+# when the guest kernel has them all (=y), and is not run, nor expected,
+# nor counted, elsewhere: no SKIP line in every run of the configs it is
+# not for. Naming it in SUITES on such a config is an error.
+kconfig=$(kernel_dir)/.config
+[ -f "$kconfig" ] || die "no $kconfig: the guest kernel is not built (make kernel)"
+unmet() {
+	local f=$TOP/tests/$1 o
+	[ -f "$f" ] || f=$f.c
+	for o in $(sed -n 's/.*vivpoll-needs: *//p' "$f" | head -1); do
+		grep -qx "$o=y" "$kconfig" || echo "$o"
+	done
+}
+left_out=
+for s in $all_suites; do
+	[ -z "$(unmet "$s")" ] || left_out="$left_out $s"
+done
+all_suites=$(for s in $all_suites; do
+	case " $left_out " in *" $s "*) ;; *) echo "$s" ;; esac; done)
+for p in ${SUITES:-}; do
+	case " $(echo $all_suites)" in *" $p"*) continue ;; esac
+	for s in $left_out; do
+		case "$s" in "$p"*) die "$s needs $(echo $(unmet "$s")), which the $KVER $KCONFIG kernel lacks (make check KCONFIG=debug runs it)" ;; esac
+	done
+done
 # pick PREFIXES: the suites whose names start with one of them; a prefix
 # that names no suite is an error (a typo must not run nothing)
 pick() {
@@ -126,7 +152,7 @@ guest() {
 	[ "$lanes" = 1 ] || [ "$rc" = 0 ] || tail -40 "$out/$1.out" >&2
 }
 
-say "check: $tier tier, $lanes guest(s), scale $scale"
+say "check: $tier tier, $lanes guest(s), scale $scale${left_out:+; not for this kernel:$left_out}"
 if [ "$lanes" = 2 ]; then
 	guest guest1 "$run1" 0 &
 	g1=$!

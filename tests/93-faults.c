@@ -1,0 +1,1426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * 93-faults: every allocation of each of vivpoll's calls is made to fail in
+ * turn, as syzkaller does it, and nothing hangs, leaks or splats.
+ *
+ * vivpoll-needs: CONFIG_FAULT_INJECTION CONFIG_FAILSLAB CONFIG_FAIL_PAGE_ALLOC CONFIG_FAULT_INJECTION_DEBUG_FS
+ * (tools/check.sh runs this suite only on a guest kernel built with these:
+ * make check KCONFIG=debug.)
+ *
+ * A number n written to /proc/thread-self/fail-nth makes the nth fault
+ * point the task passes fail: every kmalloc, kmem_cache_alloc and
+ * alloc_pages (the debug kernel's own bookkeeping, kmemleak's, counts
+ * too), once the debugfs knobs let those that may sleep and order-0 pages
+ * count (set here, restored at the end). The kernel resets fail-nth to 0
+ * when the fault fired, so a run whose fail-nth is still set afterwards
+ * met fewer than n points: the sequence is over.
+ *
+ * For each call (probe, module load with several instances, open, S_FMT,
+ * REQBUFS, CREATE_BUFS, STREAMON, read(), a poll for POLLIN, the events,
+ * the controls, the poll patch's sysctl, and select(), poll() and epoll
+ * waits for POLLPRI with the switch off and on) n = 1, 2, 3 ... : set the
+ * call up, arm fail-nth, make the call, disarm. Each run:
+ *  - the call returns within RUN_LIMIT_S, succeeds or fails with a clean
+ *    errno (the call's list: ENOMEM, and for a module ENODEV), and succeeds
+ *    when no fault fired;
+ *  - a call that failed left no engine thread; one that succeeded works
+ *    (STREAMON delivers a frame, read() a whole frame ...);
+ *  - after its files are closed no engine thread runs, and the device
+ *    captures 3 frames (tests/lib.c: vt_capture());
+ *  - the kernel log since the run began has nothing of guest/splat.ere,
+ *    but for one allocation failure report ("vmalloc error") of the fault
+ *    the run injected.
+ * The first run that fails ends its call's sequence; its result names the
+ * fault and shows the fault's stack. Every call must meet at least one
+ * fault point (else fault injection is not counting and the result proves
+ * nothing). After all sequences, kmemleak must report nothing.
+ *
+ * The suite reads the kernel log of its runs itself, and clears it after
+ * each run it found clean, so that the expected allocation failure reports
+ * do not reach guest/check.sh's scan; after the first unexpected line it
+ * clears nothing more, so the harness and the host see that line too.
+ *
+ * While armed, the task makes only the call's own system calls: no
+ * printf, no malloc, and the memory they use (stack, static buffers) is
+ * locked in (mlockall) so that no page fault allocates. Each call's
+ * sequence runs in a child with a time budget
+ * (VIVPOLL_FAULTS_BUDGET seconds, default 900) after which its result
+ * fails, saying how far it got.
+ *
+ *   93-faults [CALL...]	(default: all; CALL: a name prefix, e.g. STREAMON)
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/klog.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/videodev2.h>
+
+#include "common.h"
+#include "lib.h"
+#include "vivpoll-cids.h"
+
+#define FAIL_NTH	"/proc/thread-self/fail-nth"
+#define DEBUGFS		"/sys/kernel/debug"
+#define SPLAT_ERE	"/vivpoll/splat.ere"
+#define KNOB		"/proc/sys/fs/poll_legacy_null_table"
+
+#define RUN_LIMIT_S	20	/* one call, under TCG with KASAN */
+#define MAX_RUNS	5000
+#define CAP_FRAMES	3
+#define CAP_MS		8000
+#define NDUP_WAIT	64	/* select()/poll(): past the inline table entries */
+#define NDUP_EPOLL	8
+#define MOD_DEVS	3	/* module load: n_devs */
+#define W		320
+#define H		240
+#define SIZEIMAGE	(W * H)	/* GREY */
+#define NBUF		4
+#define NCTRL		32
+
+/* ---- the debugfs knobs ---------------------------------------------------- */
+
+static const struct knob {
+	const char *path, *val;
+} knobs[] = {
+	{ DEBUGFS "/failslab/ignore-gfp-wait", "N" },
+	{ DEBUGFS "/fail_page_alloc/ignore-gfp-wait", "N" },
+	{ DEBUGFS "/fail_page_alloc/ignore-gfp-highmem", "N" },
+	{ DEBUGFS "/fail_page_alloc/min-order", "0" },
+	/* the stack of each injected fault in the kernel log (the default) */
+	{ DEBUGFS "/failslab/verbose", "2" },
+	{ DEBUGFS "/fail_page_alloc/verbose", "2" },
+};
+
+static char knob_old[VT_ARRAY_SIZE(knobs)][16];
+
+static int knobs_set(char *why, size_t len)
+{
+	unsigned int i;
+	ssize_t n;
+	int r;
+
+	for (i = 0; i < VT_ARRAY_SIZE(knobs); i++) {
+		n = vt_read_file(knobs[i].path, knob_old[i], sizeof(knob_old[i]));
+		if (n <= 0) {
+			snprintf(why, len, "cannot read %s: %s", knobs[i].path,
+				 n < 0 ? strerror(-n) : "empty");
+			return -1;
+		}
+		knob_old[i][strcspn(knob_old[i], "\n")] = 0;
+		r = vt_write_file(knobs[i].path, knobs[i].val);
+		if (r) {
+			snprintf(why, len, "cannot write %s to %s: %s",
+				 knobs[i].val, knobs[i].path, strerror(-r));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void knobs_restore(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < VT_ARRAY_SIZE(knobs); i++)
+		if (knob_old[i][0])
+			vt_write_file(knobs[i].path, knob_old[i]);
+}
+
+/* ---- fail-nth ------------------------------------------------------------- */
+
+static int nth_fd = -1;
+static bool verbose;	/* VIVPOLL_FAULTS_VERBOSE=1: a line per run */
+static volatile sig_atomic_t alarmed;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarmed = 1;
+}
+
+/* Make the nth fault point of this task fail; nothing may allocate after. */
+static int arm(unsigned int n)
+{
+	char b[16];
+	int len = snprintf(b, sizeof(b), "%u", n);
+
+	return pwrite(nth_fd, b, len, 0) == len ? 0 : -1;
+}
+
+/* Disarm: 1 if the fault fired, 0 if fail-nth was still set, -1 on error. */
+static int disarm(void)
+{
+	char b[16] = "";
+	ssize_t n = pread(nth_fd, b, sizeof(b) - 1, 0);
+
+	if (pwrite(nth_fd, "0", 1, 0) != 1 || n <= 0)
+		return -1;
+	return strtoul(b, NULL, 10) == 0;
+}
+
+/* ---- the kernel log of one run --------------------------------------------- */
+
+static regex_t splat_re;
+static bool klog_keep;		/* an unexpected line: clear nothing more */
+
+static int splat_load(char *why, size_t len)
+{
+	char ere[1024];
+	ssize_t n = vt_read_file(SPLAT_ERE, ere, sizeof(ere));
+
+	if (n <= 0) {
+		snprintf(why, len, "cannot read %s", SPLAT_ERE);
+		return -1;
+	}
+	ere[strcspn(ere, "\n")] = 0;
+	if (regcomp(&splat_re, ere, REG_EXTENDED | REG_NOSUB)) {
+		snprintf(why, len, "%s is not an extended regex", SPLAT_ERE);
+		return -1;
+	}
+	return 0;
+}
+
+/* What the failing allocation's own report looks like (warn_alloc()) */
+static bool alloc_failure_report(const char *line)
+{
+	return strstr(line, "vmalloc error: ") ||
+	       strstr(line, "page allocation failure: ");
+}
+
+struct klog_verdict {
+	bool in_vivpoll;	/* the injected fault's stack has vivpoll's code */
+	char why[256];		/* the unexpected line */
+	char stack[2048];	/* the injected fault's report */
+};
+
+/*
+ * Judge the kernel log since this run's marker: 0 if it is clean (one
+ * report of the injected fault's failing allocation allowed), -1 if not.
+ */
+static int klog_judge(bool fired, struct klog_verdict *v)
+{
+	char *log = vt_klog_since_mark(), *line, *save = NULL, *fi;
+	unsigned int reports = 0;
+	int r = 0;
+
+	v->why[0] = v->stack[0] = 0;
+	v->in_vivpoll = false;
+	if (!log) {
+		snprintf(v->why, sizeof(v->why), "cannot read the kernel log");
+		klog_keep = true;
+		return -1;
+	}
+	fi = strstr(log, "FAULT_INJECTION: forcing a failure");
+	if (fi) {
+		const char *end = strstr(fi, "</TASK>");
+		size_t n = end ? (size_t)(end - fi) : strlen(fi);
+
+		snprintf(v->stack, sizeof(v->stack), "%.*s", (int)n, fi);
+		v->in_vivpoll = strstr(v->stack, "[vivpoll]") != NULL;
+	}
+	for (line = strtok_r(log, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (regexec(&splat_re, line, 0, NULL, 0))
+			continue;
+		if (fired && alloc_failure_report(line) && !reports++)
+			continue;
+		if (!r)
+			snprintf(v->why, sizeof(v->why), "%s", line);
+		r = -1;
+	}
+	free(log);
+	if (r)
+		klog_keep = true;
+	else if (!klog_keep)
+		klogctl(5 /* SYSLOG_ACTION_CLEAR */, NULL, 0);
+	return r;
+}
+
+/* ---- the device -------------------------------------------------------- */
+
+/* The video node of vivpoll.<inst>, or "" */
+static int node_of(int inst, char *node, size_t len)
+{
+	int r = vt_find_pdev_node(inst, node, len, 3000);
+
+	if (r)
+		node[0] = 0;
+	return r;
+}
+
+/* No engine thread within ms; the names of those left in why */
+static bool engines_gone(unsigned int ms, char *why, size_t len)
+{
+	uint64_t end = vp_now_ns() + ms * 1000000ull;
+	char names[160];
+
+	while (vt_engine_threads(names, sizeof(names)) > 0) {
+		if (vp_now_ns() > end) {
+			snprintf(why, len, "engine thread left running: %s",
+				 names);
+			return false;
+		}
+		vp_sleep_ms(20);
+	}
+	return true;
+}
+
+/* A video node named vivpoll-N, if any: what an unwound probe must not leave */
+static bool vivpoll_node_left(char *why, size_t len)
+{
+	DIR *d = opendir("/sys/class/video4linux");
+	struct dirent *e;
+	bool left = false;
+
+	while (d && (e = readdir(d))) {
+		char path[300], name[64];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/video4linux/%s/name",
+			 e->d_name);
+		if (vt_read_file(path, name, sizeof(name)) > 0 &&
+		    !strncmp(name, "vivpoll-", 8)) {
+			name[strcspn(name, "\n")] = 0;
+			snprintf(why, len, "%s (%s) is left", e->d_name, name);
+			left = true;
+		}
+	}
+	if (d)
+		closedir(d);
+	return left;
+}
+
+static int capture_on(const char *node, char *why, size_t len)
+{
+	char w[200];
+
+	if (!node[0]) {
+		snprintf(why, len, "no video node");
+		return -1;
+	}
+	if (vt_capture(node, CAP_FRAMES, CAP_MS, w, sizeof(w))) {
+		snprintf(why, len, "%s does not capture %u frames: %s", node,
+			 CAP_FRAMES, w);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_grey(int fd)
+{
+	return vp_set_format(fd, W, H, V4L2_PIX_FMT_GREY, NULL, NULL);
+}
+
+/* Module vivpoll loaded with its defaults, vivpoll.0 bound */
+static int device_ready(char *why, size_t len)
+{
+	const char *w;
+
+	if (!vt_module_loaded() && vt_reload(NULL, 5000, &w)) {
+		snprintf(why, len, "%s", w);
+		return -1;
+	}
+	if (!vt_pdev_bound() &&
+	    vt_write_file(VT_DRV_DIR "/bind", VT_PDEV) && !vt_pdev_bound()) {
+		snprintf(why, len, "cannot bind " VT_PDEV);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- a run ---------------------------------------------------------------- */
+
+struct ctrl {
+	uint32_t id, type, flags;
+	int32_t old, val;
+};
+
+struct run {
+	char node[32];
+	int ret;		/* what the call returned */
+	int fd, ep, kofd;
+	int dup[NDUP_WAIT];
+	int ndup;
+	short revents;
+	struct v4l2_format fmt;
+	struct ctrl ctrl[NCTRL];
+	int nctrl;
+	struct v4l2_ext_control ext[NCTRL];
+	unsigned int nset, nget;
+	struct v4l2_ext_control get[NCTRL];
+};
+
+struct call {
+	const char *name;	/* in the result: "<name> survives ..." */
+	/* set up, unarmed; 0 or -1 with a reason */
+	int (*setup)(struct run *r, char *why, size_t len);
+	/* armed: system calls only; >= 0 or -errno */
+	int (*call)(struct run *r);
+	/* unarmed, after a call that succeeded: does it work? */
+	int (*after)(struct run *r, int ret, char *why, size_t len);
+	void (*teardown)(struct run *r);
+	/* after teardown: is the device (or module) usable? */
+	int (*usable)(struct run *r, char *why, size_t len);
+	uint64_t errnos;	/* clean errors, besides ENOMEM */
+};
+
+static void close_all(struct run *r)
+{
+	int i;
+
+	for (i = 0; i < r->ndup; i++)
+		close(r->dup[i]);
+	r->ndup = 0;
+	if (r->ep >= 0)
+		close(r->ep);
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->kofd >= 0)
+		close(r->kofd);
+	r->ep = r->fd = r->kofd = -1;
+}
+
+static int open_dev(struct run *r, char *why, size_t len, bool grey)
+{
+	r->fd = open(r->node, O_RDWR | O_CLOEXEC);
+	if (r->fd < 0) {
+		snprintf(why, len, "open %s: %s", r->node, strerror(errno));
+		return -1;
+	}
+	if (grey && set_grey(r->fd)) {
+		snprintf(why, len, "S_FMT %ux%u GREY: %s", W, H, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_open(struct run *r, char *why, size_t len)
+{
+	return open_dev(r, why, len, false);
+}
+
+static int setup_grey(struct run *r, char *why, size_t len)
+{
+	return open_dev(r, why, len, true);
+}
+
+static int ret_of(long r)
+{
+	return r < 0 ? -errno : (int)r;
+}
+
+static int usable_node(struct run *r, char *why, size_t len)
+{
+	return capture_on(r->node, why, len);
+}
+
+/* open */
+static int call_open(struct run *r)
+{
+	r->fd = open(r->node, O_RDWR | O_CLOEXEC);
+	return ret_of(r->fd);
+}
+
+/* S_FMT, to the other one of two formats */
+static int setup_fmt(struct run *r, char *why, size_t len)
+{
+	if (open_dev(r, why, len, false))
+		return -1;
+	if (vp_set_format(r->fd, 640, 480, V4L2_PIX_FMT_YUYV, NULL, NULL)) {
+		snprintf(why, len, "S_FMT 640x480 YUYV: %s", strerror(errno));
+		return -1;
+	}
+	memset(&r->fmt, 0, sizeof(r->fmt));
+	r->fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	r->fmt.fmt.pix.width = W;
+	r->fmt.fmt.pix.height = H;
+	r->fmt.fmt.pix.pixelformat = V4L2_PIX_FMT_GREY;
+	r->fmt.fmt.pix.field = V4L2_FIELD_NONE;
+	return 0;
+}
+
+static int call_s_fmt(struct run *r)
+{
+	return ret_of(ioctl(r->fd, VIDIOC_S_FMT, &r->fmt));
+}
+
+static int after_s_fmt(struct run *r, int ret, char *why, size_t len)
+{
+	struct v4l2_format f = { .type = V4L2_BUF_TYPE_VIDEO_CAPTURE };
+
+	(void)ret;
+	if (ioctl(r->fd, VIDIOC_G_FMT, &f) ||
+	    f.fmt.pix.pixelformat != V4L2_PIX_FMT_GREY || f.fmt.pix.width != W) {
+		snprintf(why, len, "S_FMT succeeded, G_FMT does not give %ux%u GREY",
+			 W, H);
+		return -1;
+	}
+	return 0;
+}
+
+/* REQBUFS and CREATE_BUFS */
+static struct v4l2_requestbuffers reqbufs_arg;
+static struct v4l2_create_buffers create_arg;
+
+static int call_reqbufs(struct run *r)
+{
+	reqbufs_arg = (struct v4l2_requestbuffers){
+		.count = NBUF, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+		.memory = V4L2_MEMORY_MMAP,
+	};
+	return ret_of(ioctl(r->fd, VIDIOC_REQBUFS, &reqbufs_arg));
+}
+
+/* all the buffers it got are there and can be queued */
+static int check_bufs(struct run *r, unsigned int count, char *why, size_t len)
+{
+	unsigned int i;
+
+	if (!count) {
+		snprintf(why, len, "it succeeded with no buffer");
+		return -1;
+	}
+	for (i = 0; i < count; i++) {
+		struct v4l2_buffer b = {
+			.index = i, .type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+			.memory = V4L2_MEMORY_MMAP,
+		};
+
+		if (ioctl(r->fd, VIDIOC_QUERYBUF, &b) ||
+		    ioctl(r->fd, VIDIOC_QBUF, &b)) {
+			snprintf(why, len, "buffer %u of %u: QUERYBUF/QBUF: %s",
+				 i, count, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int after_reqbufs(struct run *r, int ret, char *why, size_t len)
+{
+	(void)ret;
+	return check_bufs(r, reqbufs_arg.count, why, len);
+}
+
+static int setup_create(struct run *r, char *why, size_t len)
+{
+	if (open_dev(r, why, len, true))
+		return -1;
+	memset(&create_arg, 0, sizeof(create_arg));
+	create_arg.format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	if (ioctl(r->fd, VIDIOC_G_FMT, &create_arg.format)) {
+		snprintf(why, len, "G_FMT: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int call_create(struct run *r)
+{
+	create_arg.count = NBUF;
+	create_arg.memory = V4L2_MEMORY_MMAP;
+	return ret_of(ioctl(r->fd, VIDIOC_CREATE_BUFS, &create_arg));
+}
+
+static int after_create(struct run *r, int ret, char *why, size_t len)
+{
+	(void)ret;
+	if (create_arg.index != 0) {
+		snprintf(why, len, "CREATE_BUFS gave index %u on an empty queue",
+			 create_arg.index);
+		return -1;
+	}
+	return check_bufs(r, create_arg.count, why, len);
+}
+
+/* STREAMON, buffers queued */
+static int setup_streamon(struct run *r, char *why, size_t len)
+{
+	int n;
+
+	if (open_dev(r, why, len, true))
+		return -1;
+	n = vt_reqbufs(r->fd, NBUF);
+	if (n <= 0) {
+		snprintf(why, len, "REQBUFS: %s", strerror(-n));
+		return -1;
+	}
+	return check_bufs(r, n, why, len);
+}
+
+static int call_streamon(struct run *r)
+{
+	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+
+	return ret_of(ioctl(r->fd, VIDIOC_STREAMON, &type));
+}
+
+/* a frame comes, whole and without the error flag */
+static int one_frame(int fd, char *why, size_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct v4l2_buffer b = {
+		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP,
+	};
+
+	if (poll(&p, 1, CAP_MS) != 1 || !(p.revents & POLLIN)) {
+		snprintf(why, len, "no frame within %u ms (revents 0x%x)",
+			 CAP_MS, p.revents);
+		return -1;
+	}
+	if (ioctl(fd, VIDIOC_DQBUF, &b)) {
+		snprintf(why, len, "DQBUF: %s", strerror(errno));
+		return -1;
+	}
+	if ((b.flags & V4L2_BUF_FLAG_ERROR) || b.bytesused != SIZEIMAGE) {
+		snprintf(why, len, "frame %u: flags 0x%x, %u bytes", b.sequence,
+			 b.flags, b.bytesused);
+		return -1;
+	}
+	return 0;
+}
+
+static int after_streamon(struct run *r, int ret, char *why, size_t len)
+{
+	(void)ret;
+	return one_frame(r->fd, why, len);
+}
+
+/* read() of one frame, blocking */
+static unsigned char frame[SIZEIMAGE];
+
+static int call_read(struct run *r)
+{
+	return ret_of(read(r->fd, frame, sizeof(frame)));
+}
+
+static int after_read(struct run *r, int ret, char *why, size_t len)
+{
+	(void)r;
+	if (ret != SIZEIMAGE) {
+		snprintf(why, len, "read() gave %d bytes of a %u byte frame",
+			 ret, SIZEIMAGE);
+		return -1;
+	}
+	return 0;
+}
+
+/* poll() for POLLIN: starts streaming; a failed start is POLLERR */
+static int call_poll_in(struct run *r)
+{
+	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+	int n = poll(&p, 1, CAP_MS);
+
+	r->revents = p.revents;
+	if (n < 0)
+		return -errno;
+	if (p.revents & POLLERR)
+		return -EIO;
+	return n;
+}
+
+static int after_poll_in(struct run *r, int ret, char *why, size_t len)
+{
+	if (ret != 1 || !(r->revents & POLLIN)) {
+		snprintf(why, len, "poll() returned %d, revents 0x%x: no frame within %u ms",
+			 ret, r->revents, CAP_MS);
+		return -1;
+	}
+	return 0;
+}
+
+/* SUBSCRIBE_EVENT: a control with its initial event, frame sync, EOS, source change */
+static const struct v4l2_event_subscription subs[] = {
+	{ .type = V4L2_EVENT_CTRL, .id = V4L2_CID_BRIGHTNESS,
+	  .flags = V4L2_EVENT_SUB_FL_SEND_INITIAL },
+	{ .type = V4L2_EVENT_FRAME_SYNC },
+	{ .type = V4L2_EVENT_EOS },
+	{ .type = V4L2_EVENT_SOURCE_CHANGE, .id = VIVPOLL_INPUT_CAM2 },
+};
+
+static int call_subscribe(struct run *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < VT_ARRAY_SIZE(subs); i++)
+		if (ioctl(r->fd, VIDIOC_SUBSCRIBE_EVENT, &subs[i]))
+			return -errno;
+	return 0;
+}
+
+static int after_subscribe(struct run *r, int ret, char *why, size_t len)
+{
+	struct v4l2_event ev;
+
+	(void)ret;
+	memset(&ev, 0, sizeof(ev));
+	if (ioctl(r->fd, VIDIOC_DQEVENT, &ev) || ev.type != V4L2_EVENT_CTRL ||
+	    ev.id != V4L2_CID_BRIGHTNESS) {
+		snprintf(why, len, "no initial control event after SUBSCRIBE_EVENT");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The controls: every writable one set to another value in one
+ * S_EXT_CTRLS, then every readable one read back in one G_EXT_CTRLS. The
+ * controls are found at run time (the driver's set may change); the old
+ * values are put back in teardown.
+ */
+static int setup_ctrls(struct run *r, char *why, size_t len)
+{
+	struct v4l2_query_ext_ctrl q = { .id = V4L2_CTRL_FLAG_NEXT_CTRL };
+
+	if (open_dev(r, why, len, false))
+		return -1;
+	r->nctrl = 0;
+	r->nset = r->nget = 0;
+	while (!ioctl(r->fd, VIDIOC_QUERY_EXT_CTRL, &q) && r->nctrl < NCTRL &&
+	       r->nget < NCTRL) {
+		struct ctrl *c = &r->ctrl[r->nctrl];
+		bool wr = !(q.flags & (V4L2_CTRL_FLAG_READ_ONLY |
+				       V4L2_CTRL_FLAG_DISABLED));
+
+		c->id = q.id;
+		c->type = q.type;
+		c->flags = q.flags;
+		q.id |= V4L2_CTRL_FLAG_NEXT_CTRL;
+		if (c->type == V4L2_CTRL_TYPE_CTRL_CLASS)
+			continue;
+		if (!(c->flags & V4L2_CTRL_FLAG_WRITE_ONLY)) {
+			if (c->type == V4L2_CTRL_TYPE_INTEGER64)
+				r->get[r->nget].id = c->id;
+			else if (vp_ctrl_get(r->fd, c->id, &c->old))
+				continue;
+			else
+				r->get[r->nget].id = c->id;
+			r->nget++;
+		}
+		if (!wr || c->type == V4L2_CTRL_TYPE_INTEGER64)
+			continue;
+		if (c->type == V4L2_CTRL_TYPE_BUTTON)
+			c->val = 1;
+		else
+			c->val = c->old == q.default_value ?
+				 (q.default_value == q.minimum ? q.maximum : q.minimum) :
+				 q.default_value;
+		r->ext[r->nset].id = c->id;
+		r->ext[r->nset].value = c->val;
+		r->nset++;
+		r->nctrl++;
+	}
+	if (!r->nset) {
+		snprintf(why, len, "no writable control");
+		return -1;
+	}
+	return 0;
+}
+
+static int call_ctrls(struct run *r)
+{
+	struct v4l2_ext_controls set = {
+		.which = V4L2_CTRL_WHICH_CUR_VAL, .count = r->nset,
+		.controls = r->ext,
+	}, get = {
+		.which = V4L2_CTRL_WHICH_CUR_VAL, .count = r->nget,
+		.controls = r->get,
+	};
+
+	if (ioctl(r->fd, VIDIOC_S_EXT_CTRLS, &set))
+		return -errno;
+	return ret_of(ioctl(r->fd, VIDIOC_G_EXT_CTRLS, &get));
+}
+
+static int after_ctrls(struct run *r, int ret, char *why, size_t len)
+{
+	int i;
+	int32_t v;
+
+	(void)ret;
+	for (i = 0; i < r->nctrl; i++) {
+		const struct ctrl *c = &r->ctrl[i];
+
+		if (c->type == V4L2_CTRL_TYPE_BUTTON ||
+		    (c->flags & V4L2_CTRL_FLAG_VOLATILE))
+			continue;
+		if (vp_ctrl_get(r->fd, c->id, &v) || v != c->val) {
+			snprintf(why, len, "control 0x%x is %d, set to %d",
+				 c->id, v, c->val);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void teardown_ctrls(struct run *r)
+{
+	int i;
+
+	for (i = 0; r->fd >= 0 && i < r->nctrl; i++)
+		if (r->ctrl[i].type != V4L2_CTRL_TYPE_BUTTON)
+			vp_ctrl_set(r->fd, r->ctrl[i].id, r->ctrl[i].old);
+	close_all(r);
+}
+
+/* the sysctl, written 1 by a task with CAP_SYS_ADMIN */
+static int setup_knob(struct run *r, char *why, size_t len)
+{
+	r->fd = open(KNOB, O_WRONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		snprintf(why, len, "open %s: %s", KNOB, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int call_knob(struct run *r)
+{
+	return ret_of(write(r->fd, "1\n", 2));
+}
+
+static int knob_value(void)
+{
+	int v = -1;
+
+	return vp_sysctl_read(&v) ? -1 : v;
+}
+
+static int after_knob(struct run *r, int ret, char *why, size_t len)
+{
+	(void)r;
+	if (ret != 2 || knob_value() != 1) {
+		snprintf(why, len, "write returned %d, the switch reads %d",
+			 ret, knob_value());
+		return -1;
+	}
+	return 0;
+}
+
+static void teardown_knob(struct run *r)
+{
+	close_all(r);
+}
+
+/* a failed write changed nothing; the switch can be turned off */
+static int usable_knob(struct run *r, char *why, size_t len)
+{
+	if (r->ret < 0 && knob_value() != 0) {
+		snprintf(why, len, "the write failed, but the switch reads %d",
+			 knob_value());
+		return -1;
+	}
+	if (knob_value() != 0 && vp_sysctl_write(0)) {
+		snprintf(why, len, "the switch cannot be turned off");
+		return -1;
+	}
+	return 0;
+}
+
+/* select(), poll(), epoll: waits for POLLPRI on many descriptors */
+static int setup_wait(struct run *r, int ndup, int legacy, char *why,
+		      size_t len)
+{
+	if (vp_sysctl_write(legacy)) {
+		snprintf(why, len, "cannot set fs.poll_legacy_null_table to %d",
+			 legacy);
+		return -1;
+	}
+	if (open_dev(r, why, len, true))
+		return -1;
+	for (r->ndup = 0; r->ndup < ndup; r->ndup++) {
+		r->dup[r->ndup] = dup(r->fd);
+		if (r->dup[r->ndup] < 0) {
+			snprintf(why, len, "dup: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int setup_wait_off(struct run *r, char *why, size_t len)
+{
+	return setup_wait(r, NDUP_WAIT, 0, why, len);
+}
+
+static int setup_wait_on(struct run *r, char *why, size_t len)
+{
+	return setup_wait(r, NDUP_WAIT, 1, why, len);
+}
+
+static int setup_epoll_off(struct run *r, char *why, size_t len)
+{
+	return setup_wait(r, NDUP_EPOLL, 0, why, len);
+}
+
+static int setup_epoll_on(struct run *r, char *why, size_t len)
+{
+	return setup_wait(r, NDUP_EPOLL, 1, why, len);
+}
+
+static void teardown_wait(struct run *r)
+{
+	close_all(r);
+	vp_sysctl_write(0);
+}
+
+static fd_set exfds;
+static struct pollfd pfds[NDUP_WAIT];
+static struct epoll_event evs[NDUP_EPOLL];
+
+static int call_select(struct run *r)
+{
+	struct timeval tv = { .tv_usec = 20000 };
+	int i, max = 0;
+
+	FD_ZERO(&exfds);
+	for (i = 0; i < r->ndup; i++) {
+		FD_SET(r->dup[i], &exfds);
+		if (r->dup[i] > max)
+			max = r->dup[i];
+	}
+	return ret_of(select(max + 1, NULL, NULL, &exfds, &tv));
+}
+
+static int call_poll_pri(struct run *r)
+{
+	int i;
+
+	for (i = 0; i < r->ndup; i++)
+		pfds[i] = (struct pollfd){ .fd = r->dup[i], .events = POLLPRI };
+	return ret_of(poll(pfds, r->ndup, 20));
+}
+
+static int call_epoll(struct run *r)
+{
+	int i;
+
+	r->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (r->ep < 0)
+		return -errno;
+	for (i = 0; i < r->ndup; i++) {
+		struct epoll_event ev = { .events = EPOLLPRI, .data.fd = r->dup[i] };
+
+		if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->dup[i], &ev))
+			return -errno;
+	}
+	return ret_of(epoll_wait(r->ep, evs, NDUP_EPOLL, 20));
+}
+
+/* probe: bind vivpoll.0 */
+static int setup_probe(struct run *r, char *why, size_t len)
+{
+	if (vt_pdev_bound() && vt_write_file(VT_DRV_DIR "/unbind", VT_PDEV)) {
+		snprintf(why, len, "cannot unbind " VT_PDEV);
+		return -1;
+	}
+	r->fd = open(VT_DRV_DIR "/bind", O_WRONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		snprintf(why, len, "open %s: %s", VT_DRV_DIR "/bind",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int call_probe(struct run *r)
+{
+	return ret_of(write(r->fd, VT_PDEV, strlen(VT_PDEV)));
+}
+
+static int after_probe(struct run *r, int ret, char *why, size_t len)
+{
+	(void)ret;
+	if (!vt_pdev_bound()) {
+		snprintf(why, len, "bind succeeded, " VT_PDEV " is not bound");
+		return -1;
+	}
+	return node_of(0, r->node, sizeof(r->node)) ?
+	       (snprintf(why, len, "bound, no video node"), -1) : 0;
+}
+
+static int usable_probe(struct run *r, char *why, size_t len)
+{
+	if (r->ret < 0 && vt_pdev_bound()) {
+		snprintf(why, len, "bind failed, but " VT_PDEV " is bound");
+		return -1;
+	}
+	if (!vt_pdev_bound()) {
+		if (vivpoll_node_left(why, len))
+			return -1;
+		if (vt_write_file(VT_DRV_DIR "/bind", VT_PDEV)) {
+			snprintf(why, len, "after the failed probe, " VT_PDEV
+				 " cannot be bound");
+			return -1;
+		}
+	}
+	if (node_of(0, r->node, sizeof(r->node))) {
+		snprintf(why, len, VT_PDEV " has no video node");
+		return -1;
+	}
+	return capture_on(r->node, why, len);
+}
+
+/* module load with MOD_DEVS instances */
+static char ko_path[1024];
+
+static int find_ko(char *why, size_t len)
+{
+	struct utsname u;
+	char dep[320], line[512];
+	FILE *f;
+
+	uname(&u);
+	snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", u.release);
+	f = fopen(dep, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *base;
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		base = strrchr(line, '/');
+		if (!strcmp(base ? base + 1 : line, "vivpoll.ko")) {
+			snprintf(ko_path, sizeof(ko_path), "/lib/modules/%s/%s",
+				 u.release, line);
+			fclose(f);
+			return 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	snprintf(why, len, "vivpoll.ko is not in %s", dep);
+	return -1;
+}
+
+static int unload(char *why, size_t len)
+{
+	uint64_t end = vp_now_ns() + 10000000000ull;
+	int r;
+
+	while (vt_module_loaded()) {
+		r = vt_rmmod();
+		if (!r || r == -ENOENT)
+			break;
+		if (vp_now_ns() > end) {
+			snprintf(why, len, "rmmod vivpoll: %s", strerror(-r));
+			return -1;
+		}
+		vp_sleep_ms(50);
+	}
+	return 0;
+}
+
+static int setup_module(struct run *r, char *why, size_t len)
+{
+	if (!ko_path[0] && find_ko(why, len))
+		return -1;
+	/* once: what vivpoll needs (videodev, vb2, v4l2-tpg), left loaded */
+	if (!vt_module_loaded() && access("/sys/module/v4l2_tpg", F_OK) &&
+	    vt_modprobe(NULL)) {
+		snprintf(why, len, "modprobe vivpoll failed");
+		return -1;
+	}
+	if (unload(why, len))
+		return -1;
+	r->kofd = open(ko_path, O_RDONLY | O_CLOEXEC);
+	if (r->kofd < 0) {
+		snprintf(why, len, "open %s: %s", ko_path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static const char mod_params[] = "n_devs=3";
+
+static int call_module(struct run *r)
+{
+	return ret_of(syscall(SYS_finit_module, r->kofd, mod_params, 0));
+}
+
+static int usable_module(struct run *r, char *why, size_t len)
+{
+	char path[64];
+	int i;
+
+	if (r->ret < 0 && vt_module_loaded()) {
+		snprintf(why, len, "finit_module failed, but vivpoll is loaded");
+		return -1;
+	}
+	if (vt_module_loaded()) {
+		for (i = 0; i < MOD_DEVS; i++) {
+			if (node_of(i, r->node, sizeof(r->node))) {
+				snprintf(why, len, "loaded, vivpoll.%d has no video node", i);
+				return -1;
+			}
+			if (capture_on(r->node, why, len))
+				return -1;
+		}
+		if (unload(why, len))
+			return -1;
+	}
+	/* unloaded (or never loaded): nothing of it is left */
+	if (access("/sys/module/vivpoll", F_OK) == 0) {
+		snprintf(why, len, "/sys/module/vivpoll is left");
+		return -1;
+	}
+	if (access(VT_DRV_DIR, F_OK) == 0) {
+		snprintf(why, len, VT_DRV_DIR " is left");
+		return -1;
+	}
+	for (i = 0; i < VT_MAX_DEVS; i++) {
+		snprintf(path, sizeof(path), "/sys/bus/platform/devices/vivpoll.%d", i);
+		if (access(path, F_OK) == 0) {
+			snprintf(why, len, "%s is left", path);
+			return -1;
+		}
+	}
+	return vivpoll_node_left(why, len) ? -1 : 0;
+}
+
+/* ---- the calls --------------------------------------------------------- */
+
+#define E_MOD	(VT_E(ENODEV))	/* vivpoll_init(): a device did not probe */
+
+#define CALL(n, s, c, a, t, u, e) { .name = n, .setup = s, .call = c, \
+	.after = a, .teardown = t, .usable = u, .errnos = e }
+
+static const struct call calls[] = {
+	CALL("probe (bind " VT_PDEV ")", setup_probe, call_probe, after_probe,
+	     close_all, usable_probe, 0),
+	CALL("module load (n_devs=3)", setup_module, call_module, NULL,
+	     close_all, usable_module, E_MOD),
+	CALL("open", NULL, call_open, NULL, close_all, usable_node, 0),
+	CALL("S_FMT", setup_fmt, call_s_fmt, after_s_fmt, close_all,
+	     usable_node, 0),
+	CALL("REQBUFS", setup_grey, call_reqbufs, after_reqbufs, close_all,
+	     usable_node, 0),
+	CALL("CREATE_BUFS", setup_create, call_create, after_create, close_all,
+	     usable_node, 0),
+	CALL("STREAMON", setup_streamon, call_streamon, after_streamon,
+	     close_all, usable_node, 0),
+	CALL("read()", setup_grey, call_read, after_read, close_all,
+	     usable_node, 0),
+	/* a failed start is POLLERR, counted as EIO */
+	CALL("poll() for POLLIN", setup_grey, call_poll_in, after_poll_in,
+	     close_all, usable_node, VT_E(EIO)),
+	CALL("SUBSCRIBE_EVENT", setup_open, call_subscribe, after_subscribe,
+	     close_all, usable_node, 0),
+	CALL("S_EXT_CTRLS and G_EXT_CTRLS", setup_ctrls, call_ctrls,
+	     after_ctrls, teardown_ctrls, usable_node, 0),
+	CALL("the sysctl write fs.poll_legacy_null_table=1", setup_knob,
+	     call_knob, after_knob, teardown_knob, usable_knob, 0),
+	CALL("select() for POLLPRI on 64 descriptors, switch off",
+	     setup_wait_off, call_select, NULL, teardown_wait, usable_node, 0),
+	CALL("select() for POLLPRI on 64 descriptors, switch on",
+	     setup_wait_on, call_select, NULL, teardown_wait, usable_node, 0),
+	CALL("poll() for POLLPRI on 64 descriptors, switch off",
+	     setup_wait_off, call_poll_pri, NULL, teardown_wait, usable_node, 0),
+	CALL("poll() for POLLPRI on 64 descriptors, switch on",
+	     setup_wait_on, call_poll_pri, NULL, teardown_wait, usable_node, 0),
+	CALL("epoll for POLLPRI on 8 descriptors, switch off",
+	     setup_epoll_off, call_epoll, NULL, teardown_wait, usable_node, 0),
+	CALL("epoll for POLLPRI on 8 descriptors, switch on",
+	     setup_epoll_on, call_epoll, NULL, teardown_wait, usable_node, 0),
+};
+
+/* ---- a call's sequence, in a child ------------------------------------------ */
+
+struct seq {
+	bool ok;
+	unsigned int faults, failed, absorbed, in_vivpoll;
+	uint64_t errnos;
+	double secs;
+	char why[512];
+	char stack[2048];
+};
+
+/* the stack the armed calls use is there, and locked with the rest */
+static void __attribute__((noinline)) touch_stack(void)
+{
+	volatile char big[256 * 1024];
+
+	memset((char *)big, 0, sizeof(big));
+}
+
+static bool clean_errno(const struct call *c, int ret)
+{
+	return ret == -ENOMEM || vt_errno_in(-ret, c->errnos);
+}
+
+static const char *ret_str(int ret)
+{
+	static char b[32];
+
+	if (ret >= 0) {
+		snprintf(b, sizeof(b), "%d", ret);
+		return b;
+	}
+	return vt_errname(-ret);
+}
+
+#define SEQ_FAIL(...) do { \
+	snprintf(s->why, sizeof(s->why), __VA_ARGS__); \
+	goto fail; } while (0)
+
+static void sequence(const struct call *c, struct seq *s, uint64_t budget_ns)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	bool device = c->usable == usable_node;
+	uint64_t t0 = vp_now_ns();
+	struct klog_verdict v;
+	struct run r;
+	char why[400];
+	unsigned int n;
+	int ret, fired;
+
+	s->ok = false;
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART: a hang is EINTR */
+	touch_stack();
+	if (mlockall(MCL_CURRENT))
+		snprintf(s->why, sizeof(s->why), "mlockall: %s", strerror(errno));
+	nth_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
+	if (s->why[0] || nth_fd < 0) {
+		if (!s->why[0])
+			snprintf(s->why, sizeof(s->why), "open %s: %s",
+				 FAIL_NTH, strerror(errno));
+		return;
+	}
+	for (n = 1;; n++) {
+		memset(&r, 0, sizeof(r));
+		r.fd = r.ep = r.kofd = -1;
+		memset(&v, 0, sizeof(v));
+		s->secs = (vp_now_ns() - t0) / 1e9;
+		if (n > MAX_RUNS || vp_now_ns() - t0 > budget_ns)
+			SEQ_FAIL("the sequence did not end: %u faults injected in %.0f s",
+				 n - 1, s->secs);
+		why[0] = 0;
+		if (c->setup != setup_module && !vt_module_loaded() &&
+		    device_ready(why, sizeof(why)))
+			SEQ_FAIL("before run %u: %s", n, why);
+		if (device && (device_ready(why, sizeof(why)) ||
+			       node_of(0, r.node, sizeof(r.node))))
+			SEQ_FAIL("before run %u: %s", n, why[0] ? why :
+				 "vivpoll.0 has no video node");
+		vt_klog_mark(c->name);
+		if (c->setup && c->setup(&r, why, sizeof(why))) {
+			c->teardown(&r);
+			SEQ_FAIL("set-up of run %u: %s", n, why);
+		}
+		alarmed = 0;
+		alarm(RUN_LIMIT_S);
+		if (arm(n)) {
+			alarm(0);
+			c->teardown(&r);
+			SEQ_FAIL("writing %u to %s: %s", n, FAIL_NTH, strerror(errno));
+		}
+		ret = c->call(&r);
+		fired = disarm();
+		alarm(0);
+		r.ret = ret;
+		if (fired < 0) {
+			c->teardown(&r);
+			SEQ_FAIL("reading %s: %s", FAIL_NTH, strerror(errno));
+		}
+		if (alarmed) {
+			c->teardown(&r);
+			SEQ_FAIL("fault %u: the call did not return within %u s (%s)",
+				 n, RUN_LIMIT_S, ret_str(ret));
+		}
+		if (!fired && ret < 0) {
+			c->teardown(&r);
+			SEQ_FAIL("run %u, no fault injected: the call fails with %s",
+				 n, ret_str(ret));
+		}
+		if (ret < 0 && !clean_errno(c, ret)) {
+			c->teardown(&r);
+			SEQ_FAIL("fault %u: the call fails with %s, not a clean error",
+				 n, ret_str(ret));
+		}
+		why[0] = 0;
+		if (ret < 0 && !engines_gone(0, why, sizeof(why))) {
+			c->teardown(&r);
+			SEQ_FAIL("fault %u: the call failed (%s) and left an %s",
+				 n, ret_str(ret), why);
+		}
+		if (ret >= 0 && c->after && c->after(&r, ret, why, sizeof(why))) {
+			c->teardown(&r);
+			SEQ_FAIL("%s %u: the call succeeded, but %s",
+				 fired ? "fault" : "run", n, why);
+		}
+		c->teardown(&r);
+		if (!engines_gone(2000, why, sizeof(why)))
+			SEQ_FAIL("%s %u (the call gave %s), files closed: %s",
+				 fired ? "fault" : "run", n, ret_str(ret), why);
+		if (c->usable(&r, why, sizeof(why)))
+			SEQ_FAIL("%s %u (the call gave %s), then: %s",
+				 fired ? "fault" : "run", n, ret_str(ret), why);
+		if (klog_judge(fired, &v))
+			SEQ_FAIL("%s %u (the call gave %s): the kernel log says: %s",
+				 fired ? "fault" : "run", n, ret_str(ret), v.why);
+		if (verbose)
+			vt_diag("%s: run %u: %s%s, %.1f s", c->name, n,
+				ret_str(ret), fired ? (v.in_vivpoll ?
+				" (fault injected in vivpoll's code)" :
+				" (fault injected)") : "",
+				(vp_now_ns() - t0) / 1e9);
+		if (!fired)
+			break;
+		s->faults++;
+		s->in_vivpoll += v.in_vivpoll;
+		if (ret < 0) {
+			s->failed++;
+			s->errnos |= VT_E(-ret);
+		} else {
+			s->absorbed++;
+		}
+	}
+	s->secs = (vp_now_ns() - t0) / 1e9;
+	if (!s->faults)
+		SEQ_FAIL("no fault point was met: fault injection does not count");
+	s->ok = true;
+	return;
+fail:
+	/* the injected fault's stack: which allocation it was */
+	snprintf(s->stack, sizeof(s->stack), "%s", v.stack);
+}
+
+static const char *errnos_str(uint64_t mask)
+{
+	static char b[128];
+	size_t used = 0;
+	int e;
+
+	b[0] = 0;
+	for (e = 1; e < 64 && used < sizeof(b); e++)
+		if (mask & VT_E(e))
+			used += snprintf(b + used, sizeof(b) - used, "%s%s",
+					 used ? ", " : "", vt_errname(e));
+	return b;
+}
+
+static bool selected(const char *name, int argc, char **argv)
+{
+	int i;
+
+	if (argc < 2)
+		return true;
+	for (i = 1; i < argc; i++)
+		if (!strncmp(name, argv[i], strlen(argv[i])))
+			return true;
+	return false;
+}
+
+/* "scan" with the soft lockup threshold raised (as tests/lib.c does it) */
+static void kmemleak_scan(void)
+{
+	char old[16] = "";
+
+	if (vt_read_file("/proc/sys/kernel/watchdog_thresh", old, sizeof(old)) > 0)
+		vt_write_file("/proc/sys/kernel/watchdog_thresh", "60");
+	vt_write_file(VT_KMEMLEAK, "scan");
+	if (old[0])
+		vt_write_file("/proc/sys/kernel/watchdog_thresh", old);
+}
+
+int main(int argc, char **argv)
+{
+	const char *b = getenv("VIVPOLL_FAULTS_BUDGET");
+	uint64_t budget_ns = (b ? strtoull(b, NULL, 10) : 900) * 1000000000ull;
+	unsigned int i, ncalls = 0, nok = 0, faults = 0, failed = 0;
+	uint64_t t0 = vp_now_ns();
+	struct seq *s;
+	char why[300] = "";
+
+	verbose = getenv("VIVPOLL_FAULTS_VERBOSE") &&
+		  !strcmp(getenv("VIVPOLL_FAULTS_VERBOSE"), "1");
+	vt_begin("93-faults: each allocation of vivpoll's calls fails in turn (fail-nth)");
+	if (access(FAIL_NTH, W_OK))
+		snprintf(why, sizeof(why),
+			 "%s: %s (tools/check.sh runs this suite only on a kernel with CONFIG_FAULT_INJECTION)",
+			 FAIL_NTH, strerror(errno));
+	else if (!splat_load(why, sizeof(why)))
+		knobs_set(why, sizeof(why));
+	if (!vt_ok(!why[0], "fault injection counts every allocation (fail-nth, debugfs knobs)",
+		   "%s", why)) {
+		knobs_restore();
+		return vt_end();
+	}
+	vt_kmemleak_begin();
+	s = vt_shared(sizeof(*s));
+	for (i = 0; i < VT_ARRAY_SIZE(calls); i++) {
+		const struct call *c = &calls[i];
+		char res[160], st[64];
+		pid_t pid;
+		int status;
+
+		if (!selected(c->name, argc, argv))
+			continue;
+		memset(s, 0, sizeof(*s));
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			sequence(c, s, budget_ns);
+			_exit(0);
+		}
+		if (pid < 0 ||
+		    vt_reap(&pid, &status, 1, vp_now_ns() + budget_ns + 180000000000ull) ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			snprintf(s->why, sizeof(s->why), "its child: %s",
+				 pid < 0 ? strerror(errno) : vt_status_str(status, st, sizeof(st)));
+			s->ok = false;
+		}
+		ncalls++;
+		faults += s->faults;
+		failed += s->failed;
+		snprintf(res, sizeof(res), "%s survives each of its %u allocations failing",
+			 c->name, s->faults);
+		if (s->ok) {
+			nok++;
+			vt_ok(true, res, NULL);
+		} else {
+			snprintf(res, sizeof(res), "%s survives each of its allocations failing",
+				 c->name);
+			vt_ok(false, res, "%s", s->why);
+			if (s->stack[0]) {
+				vt_diag("the injected fault:");
+				vt_diag_lines(s->stack, 40);
+			}
+		}
+		vt_diag("%s: %u faults in %.1f s: %u failed the call (%s), %u absorbed; %u in vivpoll's code",
+			c->name, s->faults, s->secs, s->failed,
+			s->failed ? errnos_str(s->errnos) : "-", s->absorbed,
+			s->in_vivpoll);
+		/* a failed sequence may leave the device as it failed */
+		if (!s->ok)
+			device_ready(why, sizeof(why));
+	}
+	vt_diag("totals: %u of %u calls survive their faults; %u faults injected, %u of them failed their call; %.0f s",
+		nok, ncalls, faults, failed, (vp_now_ns() - t0) / 1e9);
+	knobs_restore();
+	vp_sysctl_write(0);
+	vt_restore_defaults();
+	/* two scans: kmemleak reports an object only once its contents stayed
+	 * the same from one scan to the next */
+	if (vt_kmemleak_present())
+		kmemleak_scan();
+	vt_kmemleak_check();
+	return vt_end();
+}
