@@ -52,9 +52,18 @@ mk tinyconfig > "$log" 2>&1
 # shellcheck disable=SC2046
 scripts/kconfig/merge_config.sh -m .config $(kconfig_fragments) >> "$log" 2>&1
 mk olddefconfig >> "$log" 2>&1
-missing=$(kconfig_fragments | xargs cat | grep -E '^CONFIG_' | while read -r line; do
-	grep -qxF "$line" .config || echo "$line"
-done)
+# Every option as the last fragment that names it sets it (merge_config's
+# rule: noknob.config turns off what base.config turns on), checked in .config.
+missing=$(kconfig_fragments | xargs cat |
+	sed -n -E 's/^((CONFIG_[A-Za-z0-9_]+)=.*)$/\2 \1/p; s/^# (CONFIG_[A-Za-z0-9_]+) is not set$/\1 -/p' |
+	awk '!($1 in v) { order[++n] = $1 } { v[$1] = $2 } END { for (i = 1; i <= n; i++) print order[i], v[order[i]] }' |
+	while read -r opt line; do
+		if [ "$line" = - ]; then
+			! grep -qE "^$opt=" .config || echo "# $opt is not set"
+		else
+			grep -qxF "$line" .config || echo "$line"
+		fi
+	done)
 [ -z "$missing" ] || die "config options did not stick (dependency missing?):
 $missing"
 
