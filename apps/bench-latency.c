@@ -125,25 +125,6 @@ static void parse_event(int argc, char **argv, struct eopts *o)
 		bench_usage_error("event", "unexpected argument", argv[optind]);
 }
 
-static char task_state(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return '?';
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 static void sleep_us(unsigned int us)
 {
 	struct timespec ts = { 0, (long)us * 1000 };
@@ -273,7 +254,7 @@ int bench_event_main(int argc, char **argv)
 			break;
 		/* the waiter is armed; wait until it sleeps in select() */
 		end = vp_now_ns() + EVENT_TIMEOUT_MS * 1000000ull;
-		while (task_state(child) != 'S' && vp_now_ns() < end)
+		while (bench_task_state(child) != 'S' && vp_now_ns() < end)
 			sleep_us(50);
 		t = vp_now_ns();
 		__atomic_store_n(&sh->t_send, t, __ATOMIC_RELEASE);

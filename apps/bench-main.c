@@ -38,8 +38,19 @@ static void usage(FILE *f)
 "          --procs N  --duration S\n"
 "  cpu     guest CPU busy time of an idle window\n"
 "          --duration S\n"
+"  pollcore  select(), poll(), epoll_wait() with a zero timeout on 1, 64\n"
+"          and 1024 eventfds, all ready or none: time per call, with\n"
+"          fs.poll_legacy_null_table off and on where the kernel has it\n"
+"          --counts N,N,...  --rounds R  --work FD-POLLS  --cpu N\n"
+"          --switch both|off\n"
+"  fanout  N waiter processes on one vivpoll node (POLLPRI alone) or one\n"
+"          eventfd: time from an event to the last wake-up, CPU per\n"
+"          event per waiter; every waiter must wake for every event and\n"
+"          the engine must not start\n"
+"          --kind vivpoll|eventfd  --api select|poll|epoll  --waiters N\n"
+"          --events N  --warmup N  --timeout S  --cpus same|any\n"
 "\n"
-"Exit status: 0 measured; 1 a measurement failed (an {\"error\"} object is\n"
+"Exit status: 0 measured; 1 a measurement or a check failed (an {\"error\"} object is\n"
 "printed); 2 bad usage.\n");
 }
 
@@ -55,6 +66,8 @@ int main(int argc, char **argv)
 		{ "poll", bench_poll_main },
 		{ "idle", bench_idle_main },
 		{ "cpu", bench_cpu_main },
+		{ "pollcore", bench_pollcore_main },
+		{ "fanout", bench_fanout_main },
 	};
 	size_t i;
 

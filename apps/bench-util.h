@@ -83,6 +83,8 @@ void bench_json_tasks(struct bench_json *j, const struct bench_tasks *a,
 /* The pid of the task whose comm (15 characters at most) is comm, or 0. */
 pid_t bench_find_task(const char *comm);
 int bench_task_cpu_ns(pid_t pid, uint64_t *ns);
+/* The state letter of task @pid in /proc/PID/stat (R, S, D...), '?' if gone */
+char bench_task_state(pid_t pid);
 uint64_t bench_self_cpu_ns(void);
 uint64_t bench_thread_cpu_ns(void);
 
@@ -147,5 +149,7 @@ int bench_event_main(int argc, char **argv);	/* event */
 int bench_poll_main(int argc, char **argv);	/* poll */
 int bench_idle_main(int argc, char **argv);	/* idle */
 int bench_cpu_main(int argc, char **argv);	/* cpu */
+int bench_pollcore_main(int argc, char **argv);	/* pollcore */
+int bench_fanout_main(int argc, char **argv);	/* fanout */
 
 #endif

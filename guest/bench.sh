@@ -16,7 +16,14 @@
 #   BENCH_EVENTS      events per latency run (1000); BENCH_CPUS same|split|any
 #   BENCH_POLLS       poll() calls per round (10000); BENCH_POLL_ROUNDS (15)
 #   BENCH_IDLE_SECS   idle window (10); BENCH_IDLE_PROCS waiters (8)
-#   BENCH_ONLY        phases to run (default: frame rate event poll idle)
+#   BENCH_FANOUT_COUNTS  waiters per fan-out run (1 16 256 1024);
+#                     BENCH_FANOUT_ROUNDS rounds (3); BENCH_FANOUT_EVENTS
+#                     events x waiters per run (8192: events = that / waiters,
+#                     at least 20, at most 200)
+#   BENCH_CORE_ROUNDS, BENCH_CORE_WORK  pollcore's --rounds (20) and --work
+#                     (16384); the host boots each kernel for it (tools/bench.sh)
+#   BENCH_ONLY        phases to run (default: frame rate event poll idle
+#                     fanout; pollcore on its own)
 secs=${BENCH_SECS:-8}
 rounds=${BENCH_ROUNDS:-3}
 bufs=${BENCH_BUFFERS:-8}
@@ -28,7 +35,12 @@ polls=${BENCH_POLLS:-10000}
 poll_rounds=${BENCH_POLL_ROUNDS:-15}
 idle_secs=${BENCH_IDLE_SECS:-10}
 idle_procs=${BENCH_IDLE_PROCS:-8}
-only=${BENCH_ONLY:-frame rate event poll idle}
+fanout_counts=${BENCH_FANOUT_COUNTS:-1 16 256 1024}
+fanout_rounds=${BENCH_FANOUT_ROUNDS:-3}
+fanout_budget=${BENCH_FANOUT_EVENTS:-8192}
+core_rounds=${BENCH_CORE_ROUNDS:-20}
+core_work=${BENCH_CORE_WORK:-16384}
+only=${BENCH_ONLY:-frame rate event poll idle fanout}
 out=${BENCH_OUT:-/host/bench-raw.json}
 lines=/tmp/bench.jsonl
 params=/sys/module/vivpoll/parameters
@@ -53,10 +65,12 @@ run() {
 
 : > "$lines"
 t0=$(cut -d' ' -f1 /proc/uptime)
-if ! modprobe vivid n_devs=1; then
-	say "modprobe vivid failed: the comparisons with vivid will fail"
+if want frame || want rate || want poll; then
+	if ! modprobe vivid n_devs=1; then
+		say "modprobe vivid failed: the comparisons with vivid will fail"
+	fi
+	sleep 1
 fi
-sleep 1
 
 # frame_sides PHASE ROUND CPUS ORDER: one frame-cost run of each side
 frame_sides() {
@@ -119,6 +133,30 @@ if want idle; then
 	run idle 1 idle --procs "$idle_procs" --duration "$idle_secs"
 fi
 
+if want fanout; then
+	# N waiters on one vivpoll node (POLLPRI alone) against N on one
+	# eventfd; rounds swap which goes first.
+	r=1
+	while [ "$r" -le "$fanout_rounds" ]; do
+		for n in $fanout_counts; do
+			e=$((fanout_budget / n))
+			[ "$e" -ge 20 ] || e=20
+			[ "$e" -le 200 ] || e=200
+			for api in select poll epoll; do
+				[ $((r % 2)) = 1 ] && kinds="vivpoll eventfd" || kinds="eventfd vivpoll"
+				for k in $kinds; do
+					run fanout "$r" fanout --kind "$k" --api "$api" --waiters "$n" --events "$e"
+				done
+			done
+		done
+		r=$((r + 1))
+	done
+fi
+
+if want pollcore; then
+	run pollcore 1 pollcore --rounds "$core_rounds" --work "$core_work"
+fi
+
 t1=$(cut -d' ' -f1 /proc/uptime)
 {
 	printf '{"meta":{"kernel":"%s","cpus":%s,"hz_user":%s,' \
@@ -131,6 +169,9 @@ t1=$(cut -d' ' -f1 /proc/uptime)
 		"$secs" "$rounds" "$bufs" "$frame_cpus" "$rate_secs" "$events" "$cpus"
 	printf '"polls":%s,"poll_rounds":%s,"idle_secs":%s,"idle_procs":%s,"only":"%s",' \
 		"$polls" "$poll_rounds" "$idle_secs" "$idle_procs" "$only"
+	printf '"fanout_counts":"%s","fanout_rounds":%s,"fanout_events":%s,"core_rounds":%s,"core_work":%s,' \
+		"$fanout_counts" "$fanout_rounds" "$fanout_budget" "$core_rounds" "$core_work"
+	printf '"poll_sysctl":%s,' "$([ -e /proc/sys/fs/poll_legacy_null_table ] && echo true || echo false)"
 	printf '"guest_seconds":%s},\n"runs":[\n' "$(echo "$t0 $t1" | awk '{print $2 - $1}')"
 	sed '$!s/$/,/' "$lines"
 	printf ']}\n'

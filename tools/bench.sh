@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # make bench: boot-to-init timing (a few trivial boots), then one guest boot
 # running guest/bench.sh (frame cost, highest rate, event latency, poll
-# cost, idle cost, all side by side), then with LOOP=1 the warm and
-# one-edit `make check` times; tools/bench-report.py prints the table with
-# each target and writes $HOSTDIR/bench.json and $HOSTDIR/bench.png (and
-# docs/bench.png after a whole run). Exits
-# non-zero if a target is missed or a measurement failed.
+# cost, idle cost, fan-out, all side by side), then the poll core's cost in
+# boots of their own: the patched kernel (switch off and on) and the same
+# kernel built without the patch's option (KCONFIG=noknob), in turn, each
+# BENCH_CORE_BOOTS times (2: two boots of one kernel are the noise floor);
+# then with LOOP=1 the warm and one-edit `make check` times.
+# tools/bench-report.py prints the table with each target and writes
+# $HOSTDIR/bench.json, bench.png, bench-pollcore.png and bench-fanout.png
+# (and copies the charts to docs/ after a whole run). Exits non-zero if a
+# target is missed or a measurement failed.
 #
 # Sizes pass through to the guest (see guest/bench.sh): BENCH_SECS, BENCH_BUFFERS, BENCH_FRAME_CPUS,
 # BENCH_ROUNDS, BENCH_RATE_SECS, BENCH_EVENTS, BENCH_CPUS, BENCH_POLLS,
-# BENCH_POLL_ROUNDS, BENCH_IDLE_SECS, BENCH_IDLE_PROCS, BENCH_ONLY. Host
-# side: BENCH_BOOTS (3; 0 skips), BENCH_TIMEOUT (guest watchdog, 1500 s),
+# BENCH_POLL_ROUNDS, BENCH_IDLE_SECS, BENCH_IDLE_PROCS, BENCH_FANOUT_COUNTS,
+# BENCH_FANOUT_ROUNDS, BENCH_FANOUT_EVENTS, BENCH_CORE_ROUNDS,
+# BENCH_CORE_WORK, BENCH_ONLY (pollcore there: the poll core's boots). Host
+# side: BENCH_BOOTS (3; 0 skips), BENCH_CORE_BOOTS (2 of each kernel; 0
+# skips), BENCH_TIMEOUT (guest watchdog, 1500 s),
 # LOOP=1 (the warm and one-edit `make check` runs, about a minute each);
 # LOOP=cold adds, first, a `make check` from an empty cache (a fresh
 # VIVPOLL_CACHE, ccache and build folder: the kernel is built from scratch,
@@ -25,7 +32,7 @@ mkdir -p "$HOSTDIR"
 raw=$HOSTDIR/bench-raw.json
 host=$HOSTDIR/bench-host.json
 log=$HOSTDIR/bench-guest.log
-rm -f "$raw" "$host" "$HOSTDIR/bench.json" "$HOSTDIR/bench.png"
+rm -f "$raw" "$host" "$HOSTDIR/bench.json" "$HOSTDIR"/bench*.png "$HOSTDIR"/bench-core-*
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -48,24 +55,74 @@ for ((i = 1; i <= boots; i++)); do
 	boot_json+="${boot_json:+,}{\"wall_s\":$(secs "$t0" "$t1"),\"rc\":$rc,\"uptime_at_cmd_s\":${up:-null},\"kernel_at_init_s\":${init:-null}}"
 done
 
-# 2. the guest measurements, one boot
+# 2. the guest measurements, one boot (the phases BENCH_ONLY names, less
+#    pollcore, which has boots of its own below)
 vars=
 for v in BENCH_SECS BENCH_ROUNDS BENCH_BUFFERS BENCH_FRAME_CPUS BENCH_RATE_SECS BENCH_EVENTS BENCH_CPUS \
-	BENCH_POLLS BENCH_POLL_ROUNDS BENCH_IDLE_SECS BENCH_IDLE_PROCS BENCH_ONLY; do
+	BENCH_POLLS BENCH_POLL_ROUNDS BENCH_IDLE_SECS BENCH_IDLE_PROCS BENCH_FANOUT_COUNTS \
+	BENCH_FANOUT_ROUNDS BENCH_FANOUT_EVENTS BENCH_CORE_ROUNDS BENCH_CORE_WORK; do
 	if [ -n "${!v:-}" ]; then
 		case "${!v}" in *[!A-Za-z0-9_.\ -]*) die "$v has odd characters: '${!v}'" ;; esac
 		vars+="$v='${!v}' "
 	fi
 done
-say "bench: booting the guest for the measurements (log: $log)"
-t0=$(now)
-set +e
-tools/qemu-run.sh --timeout "${BENCH_TIMEOUT:-1500}" --log "$log.console" -- "$vars/vivpoll/bench.sh" 2>&1 |
-	tee "$log" | grep --line-buffered -E '^bench: [^ ]|guest:|error:'
-grc=${PIPESTATUS[0]}
-set -e
-guest_s=$(secs "$t0" "$(now)")
-[ "$grc" = 0 ] || say "bench: the guest run failed (status $grc); see $log"
+only=${BENCH_ONLY:-frame rate event poll idle fanout pollcore}
+for p in $only; do
+	case "$p" in frame|rate|event|poll|idle|fanout|pollcore) ;;
+	*) die "BENCH_ONLY names '$p': the phases are frame rate event poll idle fanout pollcore" ;; esac
+done
+main_only=$(for p in $only; do [ "$p" = pollcore ] || echo "$p"; done | xargs)
+grc=0 guest_s=0
+if [ -n "$main_only" ]; then
+	say "bench: booting the guest for the measurements (log: $log)"
+	t0=$(now)
+	set +e
+	tools/qemu-run.sh --timeout "${BENCH_TIMEOUT:-1500}" --log "$log.console" -- \
+		"${vars}BENCH_ONLY='$main_only' /vivpoll/bench.sh" 2>&1 |
+		tee "$log" | grep --line-buffered -E '^bench: [^ ]|guest:|error:'
+	grc=${PIPESTATUS[0]}
+	set -e
+	guest_s=$(secs "$t0" "$(now)")
+	[ "$grc" = 0 ] || say "bench: the guest run failed (status $grc); see $log"
+else
+	printf '{"meta":{"only":""},"runs":[]}\n' > "$raw"
+fi
+
+# 2b. the poll core: the patched kernel (this KCONFIG, default) against the
+#     same kernel built without CONFIG_POLL_LEGACY_NULL_TABLE (noknob),
+#     booted in turn (patched, unpatched, patched, unpatched...), each boot
+#     running only pollcore. Two boots of one kernel give the noise floor.
+core_json='"requested":false'
+core_boots=${BENCH_CORE_BOOTS:-2}
+case "$core_boots" in ''|*[!0-9]*) die "BENCH_CORE_BOOTS wants a whole number, not '$core_boots'" ;; esac
+case " $only " in *" pollcore "*) core_want=1 ;; *) core_want=0 ;; esac
+if [ "$core_want" = 1 ] && [ "$core_boots" -gt 0 ] && [ "$KCONFIG" != default ]; then
+	core_json='"requested":true,"skipped":"KCONFIG='"$KCONFIG"' has no unpatched twin (only default has: noknob)"'
+	say "bench: poll core not measured: KCONFIG=$KCONFIG has no unpatched twin"
+elif [ "$core_want" = 1 ] && [ "$core_boots" -gt 0 ]; then
+	say "bench: the unpatched kernel (KCONFIG=noknob) and its guest"
+	env -u BUILD KCONFIG=noknob tools/build-guest.sh
+	core_json='"requested":true,"boots":['
+	sep=
+	for ((i = 1; i <= core_boots; i++)); do
+		for k in default noknob; do
+			f=bench-core-$k-$i.json
+			say "bench: poll core, $k kernel, boot $i of $core_boots"
+			set +e
+			env -u BUILD KCONFIG=$k tools/qemu-run.sh --timeout "${BENCH_TIMEOUT:-1500}" \
+				--log "$HOSTDIR/bench-core-$k-$i.log" -- \
+				"${vars}BENCH_ONLY=pollcore BENCH_OUT=/host/$f /vivpoll/bench.sh" \
+				> "$HOSTDIR/bench-core-$k-$i.out" 2>&1
+			rc=$?
+			set -e
+			grep -E '^bench: [^ ]|guest:|error:' "$HOSTDIR/bench-core-$k-$i.out" || true
+			[ "$rc" = 0 ] || say "bench: poll core boot ($k, $i) failed (status $rc); see $HOSTDIR/bench-core-$k-$i.out"
+			core_json+="$sep{\"kconfig\":\"$k\",\"boot\":$i,\"rc\":$rc,\"file\":\"$f\"}"
+			sep=,
+		done
+	done
+	core_json+=']'
+fi
 
 # 3. the development loop (opt-in: each is a full `make check`)
 loop_json='"requested":false'
@@ -105,20 +162,22 @@ if [ "${LOOP:-0}" != 0 ]; then
 	done
 fi
 
-printf '{"boots":[%s],"guest_run_s":%s,"guest_rc":%s,"loop":{%s}}\n' \
-	"$boot_json" "$guest_s" "$grc" "$loop_json" > "$host"
+printf '{"boots":[%s],"guest_run_s":%s,"guest_rc":%s,"loop":{%s},"core":{%s},"kconfig":"%s","kver":"%s"}\n' \
+	"$boot_json" "$guest_s" "$grc" "$loop_json" "$core_json" "$KCONFIG" "$KVER" > "$host"
 
-# 4. the table, bench.json, bench.png; the exit status. docs/bench.png
-#    follows a whole run (every phase, the guest's status 0), whether or not
-#    every target was met; VIVPOLL_BENCH_DOCS=0 leaves docs/ alone.
+# 4. the table, bench.json, the charts; the exit status. docs/ gets the
+#    charts after a whole run (every phase, every guest's status 0), whether
+#    or not every target was met; VIVPOLL_BENCH_DOCS=0 leaves docs/ alone.
 set +e
-python3 tools/bench-report.py --raw "$raw" --host "$host" \
+python3 tools/bench-report.py --raw "$raw" --host "$host" --dir "$HOSTDIR" \
 	--readme README.md --json "$HOSTDIR/bench.json" --png "$HOSTDIR/bench.png"
 rc=$?
 set -e
-if [ "$grc" = 0 ] && [ -z "${BENCH_ONLY:-}" ] && [ -s "$HOSTDIR/bench.png" ] &&
-	[ "${VIVPOLL_BENCH_DOCS:-1}" != 0 ]; then
-	cp "$HOSTDIR/bench.png" docs/bench.png
-	say "bench: docs/bench.png updated"
+if [ "$grc" = 0 ] && [ -z "${BENCH_ONLY:-}" ] && [ "${VIVPOLL_BENCH_DOCS:-1}" != 0 ] &&
+	grep -q '"boots":\[{' <<< "$core_json" && ! grep -q '"rc":[1-9]' <<< "$core_json"; then
+	for png in bench.png bench-pollcore.png bench-fanout.png; do
+		[ ! -s "$HOSTDIR/$png" ] || cp "$HOSTDIR/$png" "docs/$png"
+	done
+	say "bench: docs/bench*.png updated"
 fi
 exit "$rc"
