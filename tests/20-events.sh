@@ -7,7 +7,7 @@ out=/tmp/20-events.out
 sysctl=/proc/sys/fs/poll_legacy_null_table
 scale=${VIVPOLL_SCALE:-1}
 
-plan 12
+plan 11
 reload || bail "modprobe vivpoll"
 dev=$(vivpoll_nodes | head -1)
 [ -n "$dev" ] || bail "a vivpoll device exists"
