@@ -118,12 +118,14 @@ report() {
 run_parallel() {
 	tag=$1
 	shift
-	i=0
+	i=0 pids=
 	for dev in $devs; do
 		i=$((i + 1))
 		comply "$dev" "$out.$tag$i" "$@" &
+		pids="$pids $!"
 	done
-	wait
+	# these runs only: the fault drill's stopper runs until they are done
+	wait $pids
 	i=0
 	for dev in $devs; do
 		i=$((i + 1))
