@@ -49,8 +49,8 @@
  * Take the oldest buffer queued to the driver, if it was queued by
  * @queued_by_ns (CLOCK_MONOTONIC)
  */
-static struct vivpoll_buffer *vivpoll_engine_take_buffer(struct vivpoll_dev *dev,
-							 u64 queued_by_ns)
+static struct vivpoll_buffer *
+vivpoll_engine_take_buffer(struct vivpoll_dev *dev, u64 queued_by_ns)
 {
 	struct vivpoll_buffer *buf;
 
@@ -89,7 +89,8 @@ static bool vivpoll_engine_wait(u64 until_ns)
 
 /* Format the text lines of a frame; called with gen_lock held */
 static void vivpoll_engine_text(struct vivpoll_dev *dev,
-				const struct vivpoll_buffer *buf, bool no_signal,
+				const struct vivpoll_buffer *buf,
+				bool no_signal,
 				char text[VIVPOLL_TEXT_LINES][VIVPOLL_TEXT_LEN])
 {
 	u64 ts = buf->vb.vb2_buf.timestamp;
@@ -131,7 +132,8 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 	noise = no_signal || tpg->pattern == TPG_PAT_NOISE;
 	vivpoll_engine_text(dev, buf, no_signal, text);
 	if (noise || run->pattern_gen != dev->pattern_gen) {
-		tpg_s_quality(tpg, no_signal ? TPG_QUAL_NOISE : TPG_QUAL_COLOR, 0);
+		tpg_s_quality(tpg, no_signal ? TPG_QUAL_NOISE : TPG_QUAL_COLOR,
+			      0);
 		tpg_fill_plane_buffer(tpg, 0, 0, run->pattern);
 		/* noise differs in every frame: 0 is never a generation */
 		run->pattern_gen = noise ? 0 : dev->pattern_gen;

@@ -37,22 +37,25 @@ static void vivpoll_test_buffer_count(struct kunit *test)
 static void vivpoll_test_plane_size(struct kunit *test)
 {
 	const u32 vga = 640 * 480 * 2;
+	const struct vivpoll_fmt *fmt;
 
 	KUNIT_EXPECT_TRUE(test, vivpoll_plane_size_ok(vga, vga));
-	KUNIT_EXPECT_TRUE(test, vivpoll_plane_size_ok(VIVPOLL_MAX_PLANE_SIZE, vga));
+	KUNIT_EXPECT_TRUE(test,
+			  vivpoll_plane_size_ok(VIVPOLL_MAX_PLANE_SIZE, vga));
 	KUNIT_EXPECT_TRUE(test, vivpoll_plane_size_ok(VIVPOLL_MAX_SIZEIMAGE,
 						      VIVPOLL_MAX_SIZEIMAGE));
 	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(vga - 1, vga));
 	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(0, vga));
-	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(VIVPOLL_MAX_PLANE_SIZE + 1,
-						       vga));
+	KUNIT_EXPECT_FALSE(test,
+			   vivpoll_plane_size_ok(VIVPOLL_MAX_PLANE_SIZE + 1,
+						 vga));
 	/* what made the guest run out of memory, and vmalloc warn */
 	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(0x10000000, vga));
 	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(0xf0000000, vga));
 	KUNIT_EXPECT_FALSE(test, vivpoll_plane_size_ok(U32_MAX, vga));
 	/* the largest frame the driver makes */
-	KUNIT_EXPECT_EQ(test, vivpoll_sizeimage(vivpoll_find_format(V4L2_PIX_FMT_XBGR32),
-						1920, 1080),
+	fmt = vivpoll_find_format(V4L2_PIX_FMT_XBGR32);
+	KUNIT_EXPECT_EQ(test, vivpoll_sizeimage(fmt, 1920, 1080),
 			VIVPOLL_MAX_SIZEIMAGE);
 }
 
@@ -111,7 +114,10 @@ static void vivpoll_test_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sz->width, 1280);
 	KUNIT_EXPECT_EQ(test, sz->height, 720);
 
-	/* an exact size is its own nearest, which VIDIOC_ENUM_FRAMEINTERVALS needs */
+	/*
+	 * an exact size is its own nearest, which VIDIOC_ENUM_FRAMEINTERVALS
+	 * needs
+	 */
 	sz = vivpoll_nearest_size(1920, 1080);
 	KUNIT_EXPECT_EQ(test, sz->width, 1920);
 	KUNIT_EXPECT_EQ(test, sz->height, 1080);
@@ -139,7 +145,8 @@ static void vivpoll_test_intervals(struct kunit *test)
 	};
 	unsigned int i;
 
-	KUNIT_EXPECT_EQ(test, vivpoll_intervals[VIVPOLL_DEF_INTERVAL].denominator,
+	KUNIT_EXPECT_EQ(test,
+			vivpoll_intervals[VIVPOLL_DEF_INTERVAL].denominator,
 			30);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		unsigned int idx = vivpoll_nearest_interval(&cases[i].in);
@@ -200,7 +207,7 @@ static void vivpoll_test_catch_up(struct kunit *test)
 {
 	const struct v4l2_fract fps30 = { 1, 30 };
 	u32 sequence = 10;
-	u64 slot;
+	u64 slot, due;
 
 	/* on time, or late within the slot: nothing missed */
 	slot = vivpoll_catch_up(&sequence, 10, vivpoll_frame_due_ns(10, &fps30),
@@ -213,23 +220,21 @@ static void vivpoll_test_catch_up(struct kunit *test)
 	slot = vivpoll_catch_up(&sequence, 10, 0, &fps30);
 	KUNIT_EXPECT_EQ(test, slot, 10);
 	/* a few slots late: produced late, one after the other */
-	slot = vivpoll_catch_up(&sequence, 10,
-				vivpoll_frame_due_ns(10 + VIVPOLL_MAX_LATE_SLOTS,
-						     &fps30), &fps30);
+	due = vivpoll_frame_due_ns(10 + VIVPOLL_MAX_LATE_SLOTS, &fps30);
+	slot = vivpoll_catch_up(&sequence, 10, due, &fps30);
 	KUNIT_EXPECT_EQ(test, slot, 10);
 	KUNIT_EXPECT_EQ(test, sequence, 10);
 
 	/* one more: every slot up to the one in progress is dropped */
-	slot = vivpoll_catch_up(&sequence, 10,
-				vivpoll_frame_due_ns(11 + VIVPOLL_MAX_LATE_SLOTS,
-						     &fps30), &fps30);
+	due = vivpoll_frame_due_ns(11 + VIVPOLL_MAX_LATE_SLOTS, &fps30);
+	slot = vivpoll_catch_up(&sequence, 10, due, &fps30);
 	KUNIT_EXPECT_EQ(test, slot, 11 + VIVPOLL_MAX_LATE_SLOTS);
 	KUNIT_EXPECT_EQ(test, sequence, 11 + VIVPOLL_MAX_LATE_SLOTS);
 	sequence = 10;
 
 	/* held up for 5 s: 150 slots dropped, the sequence jumps with them */
-	slot = vivpoll_catch_up(&sequence, 10, vivpoll_frame_due_ns(10, &fps30) +
-				5ULL * NSEC_PER_SEC, &fps30);
+	due = vivpoll_frame_due_ns(10, &fps30) + 5ULL * NSEC_PER_SEC;
+	slot = vivpoll_catch_up(&sequence, 10, due, &fps30);
 	KUNIT_EXPECT_EQ(test, slot, 160);
 	KUNIT_EXPECT_EQ(test, sequence, 160);
 	/* the next frame: timestamp, sequence and slot agree */
@@ -251,7 +256,7 @@ static void vivpoll_test_clock_text(struct kunit *test)
 	const struct v4l2_fract fps30 = { 1, 30 };
 	const struct v4l2_fract fps60 = { 1, 60 };
 
-	/* the time since the start of the stream, as h:m:s.ms, and the sequence */
+	/* the time since the stream started, as h:m:s.ms, and the sequence */
 	vivpoll_expect_clock(test, vivpoll_frame_due_ns(0, &fps30), 0,
 			     " 00:00:00.000 frame 0");
 	vivpoll_expect_clock(test, vivpoll_frame_due_ns(5, &fps30), 5,
