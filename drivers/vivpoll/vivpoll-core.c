@@ -45,8 +45,7 @@ static const struct kernel_param_ops vivpoll_n_devs_ops = {
 
 static unsigned int n_devs = 1;
 module_param_cb(n_devs, &vivpoll_n_devs_ops, &n_devs, 0444);
-MODULE_PARM_DESC(n_devs,
-		 " number of capture devices to create, 1-8 (default 1)");
+MODULE_PARM_DESC(n_devs, " number of capture devices, 1-8 (default 1)");
 
 static struct platform_device *vivpoll_pdevs[VIVPOLL_MAX_DEVS];
 
@@ -200,8 +199,7 @@ static int __init vivpoll_init(void)
 		vivpoll_pdevs[i] = pdev;
 		/* all n_devs devices or none: a failed probe unwinds all */
 		if (!platform_get_drvdata(pdev)) {
-			pr_err("%s: %s did not probe, unregistering all\n",
-			       VIVPOLL_NAME, dev_name(&pdev->dev));
+			dev_err(&pdev->dev, "probe failed, unregistering all\n");
 			ret = -ENODEV;
 			goto unregister;
 		}

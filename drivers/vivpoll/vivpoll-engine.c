@@ -88,9 +88,8 @@ static bool vivpoll_engine_wait(u64 until_ns)
 }
 
 /* Format the text lines of a frame; called with gen_lock held */
-static void vivpoll_engine_text(struct vivpoll_dev *dev,
+static void vivpoll_engine_text(struct vivpoll_dev *dev, bool no_signal,
 				const struct vivpoll_buffer *buf,
-				bool no_signal,
 				char text[VIVPOLL_TEXT_LINES][VIVPOLL_TEXT_LEN])
 {
 	u64 ts = buf->vb.vb2_buf.timestamp;
@@ -130,7 +129,7 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 	mutex_lock(&dev->gen_lock);
 	no_signal = dev->input == VIVPOLL_INPUT_CAM2 && !dev->cam2_signal;
 	noise = no_signal || tpg->pattern == TPG_PAT_NOISE;
-	vivpoll_engine_text(dev, buf, no_signal, text);
+	vivpoll_engine_text(dev, no_signal, buf, text);
 	if (noise || run->pattern_gen != dev->pattern_gen) {
 		tpg_s_quality(tpg, no_signal ? TPG_QUAL_NOISE : TPG_QUAL_COLOR,
 			      0);
