@@ -616,7 +616,9 @@ class Report:
         out = {"method": "select(), poll(), epoll_wait() with a zero timeout on eventfds, "
                          "time per call: the minimum over rounds in a boot, then over "
                          "the boots of each kernel; noise: how far apart two boots of "
-                         "one kernel are (the wider kernel's)",
+                         "one kernel are (the wider kernel's); info (ref_ratio, "
+                         "ref_noise): the same with each boot's rows over its own "
+                         "getppid() time, which takes out a host busier in one boot",
                "boots": {k: len(v) for k, v in data.items()},
                "target": TARGETS["core_off_vs_unpatched"], "noise_limit": CORE_NOISE_LIMIT,
                "problems": problems, "rows": []}
@@ -629,7 +631,13 @@ class Report:
                                                               len(data["noknob"])),
                           "ratio (noise)", "", ""))
         on_rows = []
-        counts = sorted({k[1] for bs in data.values() for b in bs for k in b})
+        counts = sorted({k[1] for bs in data.values() for b in bs for k in b
+                         if k[0] != "getppid"})
+
+        def ref(b):
+            # the boot's reference (getppid()), whatever its switch label
+            v = [r["min_ns"] for k, r in b.items() if k[0] == "getppid"]
+            return v[0] if v and v[0] else None
         for call in self.CORE_CALLS:
             for st, st_label in self.CORE_STATES:
                 for n in counts:
@@ -664,6 +672,17 @@ class Report:
                         self.verdicts.append((name, st_v))
                     row.update(ratio=r, noise=noise, interval=[lo, hi] if lo else None,
                                state_verdict=st_v)
+                    # info: each boot's row over its own boot's reference
+                    nz = {}
+                    for kc, sw in (("default", "off"), ("noknob", "absent")):
+                        v = [b[(call, n, st, sw)]["min_ns"] / ref(b) for b in data[kc]
+                             if (call, n, st, sw) in b and ref(b)]
+                        nz[kc] = v if len(v) == len(data[kc]) and v else None
+                    if nz["default"] and nz["noknob"]:
+                        rn = min(nz["default"]) / min(nz["noknob"])
+                        nn = (max(max(v) / min(v) for v in nz.values()) - 1
+                              if len(nz["default"]) > 1 and len(nz["noknob"]) > 1 else None)
+                        row.update(ref_ratio=rn, ref_noise=nn)
                     shown = st_v if st_v != "noise" else (
                         "noise > {:.0%}: {:.3f}x-{:.3f}x".format(CORE_NOISE_LIMIT, lo, hi)
                         if lo is not None else "noise not measured (1 boot)")
@@ -672,6 +691,13 @@ class Report:
                                       "{:.3f}x ({})".format(
                                           r, "n/a" if noise is None else "{:.1%}".format(noise)),
                                       "<= {:g}x".format(lim), shown))
+                    if row.get("ref_ratio") is not None:
+                        self.rows.append(("", "    over each boot's getppid()", "", "",
+                                          "{:.3f}x ({})".format(row["ref_ratio"], "n/a"
+                                                                if row["ref_noise"] is None
+                                                                else "{:.1%}".format(
+                                                                    row["ref_noise"])),
+                                          "", "info"))
                     if on:
                         on_rows.append((label, min(on), p, u, min(on) / p, min(on) / u))
                         row.update(on_vs_off=min(on) / p, on_vs_unpatched=min(on) / u)
