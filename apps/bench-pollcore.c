@@ -22,6 +22,13 @@
  * per call (wall, and the thread's CPU clock). The minimum is the figure:
  * on a shared host under TCG, noise (the vCPU thread preempted) only ever
  * adds.
+ *
+ * And one reference row ("call": "getppid"): before each state and switch
+ * setting of a round, --work getppid() system calls, which touch neither
+ * fs/select.c nor fs/eventpoll.c. A host busier during one boot than
+ * another slows every row of that boot alike (1.3x to 1.65x on every row
+ * in one loaded run of 2026-12-05); each row over the reference of its own
+ * boot takes that factor out (bench-report.py shows it as info).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,6 +40,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bench-util.h"
@@ -187,10 +195,28 @@ static unsigned long calls_for(unsigned long work, unsigned long n)
 	return work / n < 16 ? 16 : work / n;
 }
 
+/* The reference: one sample of work getppid() calls, the minimum per round */
+static void time_ref(struct row *ref, unsigned long r, unsigned long work)
+{
+	uint64_t w0 = vp_now_ns(), c0 = bench_thread_cpu_ns();
+	double w, c;
+	unsigned long q;
+
+	for (q = 0; q < work; q++)
+		syscall(SYS_getppid);
+	c = (double)(bench_thread_cpu_ns() - c0) / work;
+	w = (double)(vp_now_ns() - w0) / work;
+	if (!ref->wall[r] || w < ref->wall[r])
+		ref->wall[r] = w;
+	if (!ref->cpu[r] || c < ref->cpu[r])
+		ref->cpu[r] = c;
+}
+
 /* Round r of every call and count, in state st with the switch at sw */
 static void time_rows(struct pc *p, struct row *rows, size_t nrows, int st,
 		      int sw, unsigned long r, unsigned long work)
 {
+	time_ref(&rows[nrows], r, work);
 	for (int m = 0; m < NR_CALLS; m++) {
 		int call = (int)((m + r) % NR_CALLS);
 
@@ -289,7 +315,8 @@ int bench_pollcore_main(int argc, char **argv)
 		return bench_fail("pollcore", "cannot read %s", VP_SYSCTL_PATH);
 	nsw = sysctl && with_on ? 2 : 1;
 
-	rows = calloc(2 * nsw * NR_CALLS * p->ncounts, sizeof(*rows));
+	/* and the reference, after the rows */
+	rows = calloc(2 * nsw * NR_CALLS * p->ncounts + 1, sizeof(*rows));
 	if (!rows)
 		return bench_fail("pollcore", "out of memory");
 	for (int st = 0; st < 2; st++)
@@ -307,6 +334,10 @@ int bench_pollcore_main(int argc, char **argv)
 					if (!w->wall || !w->cpu)
 						return bench_fail("pollcore", "out of memory");
 				}
+	rows[nrows].wall = calloc(rounds, sizeof(double));
+	rows[nrows].cpu = calloc(rounds, sizeof(double));
+	if (!rows[nrows].wall || !rows[nrows].cpu)
+		return bench_fail("pollcore", "out of memory");
 
 	for (r = 0; r < rounds && !p->bad; r++) {
 		for (int s = 0; s < 2 && !p->bad; s++) {
@@ -343,6 +374,24 @@ int bench_pollcore_main(int argc, char **argv)
 		bj_str(&j, "switch", !sysctl ? "absent" : w->sw ? "on" : "off");
 		bj_bool(&j, "sysctl", sysctl);
 		bj_int(&j, "calls", (long long)calls_for(work, n));
+		bj_int(&j, "rounds", (long long)rounds);
+		bj_num(&j, "min_ns", bench_pct(w->wall, rounds, 0));
+		bj_num(&j, "p50_ns", bench_pct(w->wall, rounds, 0.5));
+		bj_num(&j, "cpu_min_ns", bench_pct(w->cpu, rounds, 0));
+		bj_num(&j, "cpu_p50_ns", bench_pct(w->cpu, rounds, 0.5));
+		bj_end(&j);
+	}
+	{
+		struct row *w = &rows[nrows];
+		struct bench_json j;
+
+		bj_begin(&j, "pollcore");
+		bj_str(&j, "call", "getppid");
+		bj_int(&j, "fds", 0);
+		bj_str(&j, "state", "reference");
+		bj_str(&j, "switch", !sysctl ? "absent" : "any");
+		bj_bool(&j, "sysctl", sysctl);
+		bj_int(&j, "calls", (long long)work);
 		bj_int(&j, "rounds", (long long)rounds);
 		bj_num(&j, "min_ns", bench_pct(w->wall, rounds, 0));
 		bj_num(&j, "p50_ns", bench_pct(w->wall, rounds, 0.5));

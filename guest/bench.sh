@@ -5,7 +5,8 @@
 # /host/bench-raw.json) as {"meta": {...}, "runs": [...]}. The ratios,
 # targets and the table are made on the host (tools/bench-report.py).
 # Progress lines start with "bench:". Sizes (environment):
-#   BENCH_SECS        frame cost window per run (8); BENCH_ROUNDS rounds (3)
+#   BENCH_SECS        frame cost window per run (8); BENCH_ROUNDS rounds (3),
+#                     after a 2 s warm-up run of each side (phase warmup)
 #   BENCH_BUFFERS     mmap buffers (and memcpy ring) for every stream (8);
 #                     streams map them read-write, as applications do
 #   BENCH_FRAME_CPUS  same (default): each frame-cost side on CPU 0, the
@@ -72,24 +73,32 @@ if want frame || want rate || want poll; then
 	sleep 1
 fi
 
-# frame_sides PHASE ROUND CPUS ORDER: one frame-cost run of each side
+# frame_sides PHASE ROUND CPUS ORDER [SECS]: one frame-cost run of each side
 frame_sides() {
+	d=${5:-$secs}
 	for w in $4; do
 		case $w in
 		memcpy)
 			run "$1" "$2" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
-				--buffers "$bufs" --duration "$secs" --cpus "$3" ;;
+				--buffers "$bufs" --duration "$d" --cpus "$3" ;;
 		wake)
 			run "$1" "$2" memcpy --size 1280x720 --fourcc YUYV --fps 30 \
-				--buffers "$bufs" --duration "$secs" --consumer --cpus "$3" ;;
+				--buffers "$bufs" --duration "$d" --consumer --cpus "$3" ;;
 		*)
 			run "$1" "$2" stream --driver "$w" --size 1280x720 --fourcc YUYV \
-				--fps 30 --buffers "$bufs" --duration "$secs" --cpus "$3" ;;
+				--fps 30 --buffers "$bufs" --duration "$d" --cpus "$3" ;;
 		esac
 	done
 }
 
 if want frame; then
+	# A warm-up run of each side (2 s), not counted: the first stream after
+	# boot may pay for code translated and buffers touched for the first
+	# time. In two loaded runs of 2026-12-05 without it, vivpoll's first
+	# round (where it runs first) cost 1.2x to 1.4x its later ones, and
+	# vivid's (second) 1.0x to 1.45x; in one with it, 1.06x to 1.21x and
+	# 1.13x to 1.26x: load noise remains.
+	frame_sides warmup 0 "$frame_cpus" "vivpoll vivid memcpy wake" 2
 	# Rounds rotate the order so that no side always runs first or last.
 	r=1
 	while [ "$r" -le "$rounds" ]; do

@@ -4,7 +4,10 @@
 # cost, idle cost, fan-out, all side by side), then the poll core's cost in
 # boots of their own: the patched kernel (switch off and on) and the same
 # kernel built without the patch's option (KCONFIG=noknob), in turn, each
-# BENCH_CORE_BOOTS times (2: two boots of one kernel are the noise floor);
+# BENCH_CORE_BOOTS times (3: how far apart the boots of one kernel are is
+# the noise floor; with two, on 2026-12-05 under load, a row's boots were
+# 2.1% apart while its ratio was 0.884x in one run and 1.053x in the next;
+# a boot takes 15 to 20 s);
 # then with LOOP=1 the warm and one-edit `make check` times.
 # tools/bench-report.py prints the table with each target and writes
 # $HOSTDIR/bench.json, bench.png, bench-pollcore.png and bench-fanout.png
@@ -16,7 +19,7 @@
 # BENCH_POLL_ROUNDS, BENCH_IDLE_SECS, BENCH_IDLE_PROCS, BENCH_FANOUT_COUNTS,
 # BENCH_FANOUT_ROUNDS, BENCH_FANOUT_EVENTS, BENCH_CORE_ROUNDS,
 # BENCH_CORE_WORK, BENCH_ONLY (pollcore there: the poll core's boots). Host
-# side: BENCH_BOOTS (3; 0 skips), BENCH_CORE_BOOTS (2 of each kernel; 0
+# side: BENCH_BOOTS (3; 0 skips), BENCH_CORE_BOOTS (3 of each kernel; 0
 # skips), BENCH_TIMEOUT (guest watchdog, 1500 s),
 # LOOP=1 (the warm and one-edit `make check` runs, about a minute each);
 # LOOP=cold adds, first, a `make check` from an empty cache (a fresh
@@ -91,9 +94,9 @@ fi
 # 2b. the poll core: the patched kernel (this KCONFIG, default) against the
 #     same kernel built without CONFIG_POLL_LEGACY_NULL_TABLE (noknob),
 #     booted in turn (patched, unpatched, patched, unpatched...), each boot
-#     running only pollcore. Two boots of one kernel give the noise floor.
+#     running only pollcore. The boots of one kernel give the noise floor.
 core_json='"requested":false'
-core_boots=${BENCH_CORE_BOOTS:-2}
+core_boots=${BENCH_CORE_BOOTS:-3}
 case "$core_boots" in ''|*[!0-9]*) die "BENCH_CORE_BOOTS wants a whole number, not '$core_boots'" ;; esac
 case " $only " in *" pollcore "*) core_want=1 ;; *) core_want=0 ;; esac
 if [ "$core_want" = 1 ] && [ "$core_boots" -gt 0 ] && [ "$KCONFIG" != default ]; then
