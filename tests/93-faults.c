@@ -31,7 +31,7 @@
  * until a run injects nothing: set the call up, arm fail-nth, make the
  * call, disarm. k = 1 (every point) when the call has at most
  * VIVPOLL_FAULTS_MAX points (default MAX_FAULTS), else k spreads that many
- * faults evenly over them, and the result says "every kth": under TCG with
+ * faults evenly over them, and the result says "1 in k": under TCG with
  * KASAN a run takes about a second, and a module load with three
  * instances passes thousands of points. VIVPOLL_FAULTS_MAX=0: every point
  * of every call, as syzkaller does it (hours). Each run:
@@ -1569,7 +1569,7 @@ int main(int argc, char **argv)
 		if (s->ok) {
 			nok++;
 			if (s->stride > 1)
-				snprintf(res, sizeof(res), "%s survives every %uth of its %u allocations failing (%u faults)",
+				snprintf(res, sizeof(res), "%s survives 1 in %u of its %u allocations failing (%u faults)",
 					 c->name, s->stride, s->points, s->faults);
 			else
 				snprintf(res, sizeof(res), "%s survives each of its %u allocations failing",
