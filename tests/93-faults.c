@@ -352,6 +352,44 @@ static int node_of(int inst, char *node, size_t len)
 }
 
 /*
+ * The engine threads that run (tests/lib.c: vt_engine_threads()), but for
+ * those already exiting (PF_EXITING, /proc/PID/stat's flags): kthread_stop()
+ * returns once the thread has left its function, before it is gone from
+ * /proc, which under TCG can take a while. Their names go to buf.
+ */
+static int engines_running(char *buf, size_t len)
+{
+	char all[160], *p, *save = NULL;
+	int n = 0;
+
+	buf[0] = 0;
+	if (vt_engine_threads(all, sizeof(all)) <= 0)
+		return 0;
+	/* "vivpoll-0-cap (pid 90), ..." */
+	for (p = strtok_r(all, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		char path[64], stat[512], *q = strstr(p, "(pid ");
+		unsigned long flags = 0;
+		int pid, i;
+
+		if (!q || sscanf(q, "(pid %d)", &pid) != 1)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		if (vt_read_file(path, stat, sizeof(stat)) <= 0)
+			continue;	/* gone */
+		/* the flags are the 9th field, the 7th after ") " */
+		q = strrchr(stat, ')');
+		for (i = 0; q && i < 7; i++)
+			q = strchr(q + 1, ' ');
+		if (q)
+			flags = strtoul(q + 1, NULL, 10);
+		if (flags & 0x4)	/* PF_EXITING */
+			continue;
+		vt_appendf(buf, len, "%s%s", n++ ? ", " : "", p + (*p == ' '));
+	}
+	return n;
+}
+
+/*
  * No engine thread within ms; the names of those left in why. With
  * counters, every instance's Engine Running control must say 0 too (it
  * can be read only with no other file streaming).
@@ -361,7 +399,7 @@ static bool engines_gone(unsigned int ms, bool counters, char *why, size_t len)
 	uint64_t end = vp_now_ns() + ms * 1000000ull;
 	char names[160];
 
-	while (vt_engine_threads(names, sizeof(names)) > 0) {
+	while (engines_running(names, sizeof(names)) > 0) {
 		if (vp_now_ns() > end) {
 			snprintf(why, len, "engine thread left running: %s",
 				 names);
@@ -1318,6 +1356,13 @@ static int one_run(const struct call *c, struct seq *s, unsigned int nth,
 		c->teardown(&r);
 		snprintf(s->why, sizeof(s->why), "set-up of %s %u: %s", what,
 			 nth, why);
+		return -1;
+	}
+	/* an engine seen after the call is the call's */
+	if (!engines_gone(2000, false, why, sizeof(why))) {
+		c->teardown(&r);
+		snprintf(s->why, sizeof(s->why), "before %s %u: %s", what, nth,
+			 why);
 		return -1;
 	}
 	alarmed = 0;
