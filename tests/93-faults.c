@@ -8,44 +8,58 @@
  * make check KCONFIG=debug.)
  *
  * A number n written to /proc/thread-self/fail-nth makes the nth fault
- * point the task passes fail: every kmalloc, kmem_cache_alloc and
- * alloc_pages (the debug kernel's own bookkeeping, kmemleak's, counts
- * too), once the debugfs knobs let those that may sleep and order-0 pages
- * count (set here, restored at the end). The kernel resets fail-nth to 0
- * when the fault fired, so a run whose fail-nth is still set afterwards
- * met fewer than n points: the sequence is over.
+ * point the task passes fail: every kmalloc and kmem_cache_alloc
+ * (failslab) and alloc_pages (fail_page_alloc), the debug kernel's own
+ * bookkeeping (kmemleak's objects, KASAN's stack depot) included, once the
+ * debugfs knobs let the allocations that may sleep and order-0 pages count
+ * (set here, restored at the end). Each point passed counts fail-nth down;
+ * the one that takes it to 0 fails, so a fail-nth still set after the call
+ * means it met fewer than n points. A first run with fail-nth far above
+ * any call's count fails nothing and says how many points the call passes.
+ *
+ * Only the calling task counts: what other tasks allocate for it is never
+ * made to fail. For vivpoll that is the engine thread: kthread_run() in
+ * STREAMON, read() and a poll for POLLIN allocates its request in the
+ * caller (covered: its failure takes the same unwind as any failure of
+ * kthreadd to create the thread), the thread itself is created by kthreadd
+ * (not covered), and the engine loop allocates nothing.
  *
  * For each call (probe, module load with several instances, open, S_FMT,
  * REQBUFS, CREATE_BUFS, STREAMON, read(), a poll for POLLIN, the events,
  * the controls, the poll patch's sysctl, and select(), poll() and epoll
- * waits for POLLPRI with the switch off and on) n = 1, 2, 3 ... : set the
- * call up, arm fail-nth, make the call, disarm. Each run:
+ * waits for POLLPRI with the switch off and on) n = 1, 1 + k, 1 + 2k ...
+ * until a run injects nothing: set the call up, arm fail-nth, make the
+ * call, disarm. k = 1 (every point) when the call has at most
+ * VIVPOLL_FAULTS_MAX points (default MAX_FAULTS), else k spreads that many
+ * faults evenly over them, and the result says "1 in k": under TCG with
+ * KASAN a run takes about a second, and a module load with three
+ * instances passes thousands of points. VIVPOLL_FAULTS_MAX=0: every point
+ * of every call, as syzkaller does it (hours). Each run:
  *  - the call returns within RUN_LIMIT_S, succeeds or fails with a clean
- *    errno (the call's list: ENOMEM, and for a module ENODEV), and succeeds
- *    when no fault fired;
- *  - a call that failed left no engine thread; one that succeeded works
- *    (STREAMON delivers a frame, read() a whole frame ...);
- *  - after its files are closed no engine thread runs, and the device
+ *    errno (ENOMEM, and those the call lists), and succeeds when no fault
+ *    fired;
+ *  - a call that failed left no engine thread (and a wait with the switch
+ *    off never starts one); one that succeeded works (STREAMON delivers a
+ *    frame, read() a whole frame ...);
+ *  - once its files are closed no engine thread runs, and the device
  *    captures 3 frames (tests/lib.c: vt_capture());
- *  - the kernel log since the run began has nothing of guest/splat.ere,
- *    but for one allocation failure report ("vmalloc error") of the fault
- *    the run injected.
- * The first run that fails ends its call's sequence; its result names the
- * fault and shows the fault's stack. Every call must meet at least one
- * fault point (else fault injection is not counting and the result proves
- * nothing). After all sequences, kmemleak must report nothing.
+ *  - the kernel log of the run has nothing of guest/splat.ere but the
+ *    injected fault's own report (FAULT_INJECTION and its stack) and one
+ *    allocation failure report (vmalloc's) for it.
+ * The first run that fails ends its call's sequence; its result says why
+ * and shows the injected fault's stack. After all sequences, kmemleak must
+ * report nothing.
  *
- * The suite reads the kernel log of its runs itself, and clears it after
- * each run it found clean, so that the expected allocation failure reports
- * do not reach guest/check.sh's scan; after the first unexpected line it
- * clears nothing more, so the harness and the host see that line too.
+ * The suite reads and clears the kernel log after each run (one
+ * SYSLOG_ACTION_READ_CLEAR: nothing written meanwhile is lost), so that
+ * the expected reports do not reach guest/check.sh's scan; the log of a run
+ * that failed is written back to it, so the harness and the host see it.
  *
- * While armed, the task makes only the call's own system calls: no
- * printf, no malloc, and the memory they use (stack, static buffers) is
- * locked in (mlockall) so that no page fault allocates. Each call's
- * sequence runs in a child with a time budget
- * (VIVPOLL_FAULTS_BUDGET seconds, default 900) after which its result
- * fails, saying how far it got.
+ * While armed, the task makes only the call's own system calls: no printf,
+ * no malloc, and its memory is locked in (mlockall) so that no page fault
+ * allocates. Each call's sequence runs in a child with a time budget
+ * (VIVPOLL_FAULTS_BUDGET seconds, default BUDGET_S) after which its result
+ * fails, saying how far it got. VIVPOLL_FAULTS_VERBOSE=1: a line per run.
  *
  *   93-faults [CALL...]	(default: all; CALL: a name prefix, e.g. STREAMON)
  */
@@ -81,7 +95,10 @@
 #define KNOB		"/proc/sys/fs/poll_legacy_null_table"
 
 #define RUN_LIMIT_S	20	/* one call, under TCG with KASAN */
+#define BUDGET_S	120	/* one call's sequence */
+#define MAX_FAULTS	30	/* per call, spread over its points */
 #define MAX_RUNS	5000
+#define COUNT_NTH	1000000	/* the counting run: far above any call's points */
 #define CAP_FRAMES	3
 #define CAP_MS		8000
 #define NDUP_WAIT	64	/* select()/poll(): past the inline table entries */
@@ -98,6 +115,9 @@
 static const struct knob {
 	const char *path, *val;
 } knobs[] = {
+	/* nothing fails at random: only fail-nth */
+	{ DEBUGFS "/failslab/probability", "0" },
+	{ DEBUGFS "/fail_page_alloc/probability", "0" },
 	{ DEBUGFS "/failslab/ignore-gfp-wait", "N" },
 	{ DEBUGFS "/fail_page_alloc/ignore-gfp-wait", "N" },
 	{ DEBUGFS "/fail_page_alloc/ignore-gfp-highmem", "N" },
@@ -163,23 +183,28 @@ static int arm(unsigned int n)
 	return pwrite(nth_fd, b, len, 0) == len ? 0 : -1;
 }
 
-/* Disarm: 1 if the fault fired, 0 if fail-nth was still set, -1 on error. */
-static int disarm(void)
+/*
+ * Disarm: 1 if the fault fired, 0 if fail-nth was still set (*left: how
+ * much of it), -1 on error.
+ */
+static int disarm(unsigned int *left)
 {
 	char b[16] = "";
 	ssize_t n = pread(nth_fd, b, sizeof(b) - 1, 0);
 
 	if (pwrite(nth_fd, "0", 1, 0) != 1 || n <= 0)
 		return -1;
-	return strtoul(b, NULL, 10) == 0;
+	*left = strtoul(b, NULL, 10);
+	return *left == 0;
 }
 
 /* ---- the kernel log of one run --------------------------------------------- */
 
-static regex_t splat_re;
-static bool klog_keep;		/* an unexpected line: clear nothing more */
+static regex_t splat_re, stack_re;
+static char *klog;		/* the log buffer (log_buf_len) */
+static int klog_size;
 
-static int splat_load(char *why, size_t len)
+static int klog_init(char *why, size_t len)
 {
 	char ere[1024];
 	ssize_t n = vt_read_file(SPLAT_ERE, ere, sizeof(ere));
@@ -193,63 +218,125 @@ static int splat_load(char *why, size_t len)
 		snprintf(why, len, "%s is not an extended regex", SPLAT_ERE);
 		return -1;
 	}
+	/* the lines of a dump_stack(): its header, frames, the task markers */
+	if (regcomp(&stack_re,
+		    "^(CPU: [0-9]+ PID: |Hardware name: |Call Trace:$|<TASK>$|</TASK>$|"
+		    "(RIP|RSP|RAX|RDX|RBP|R10|R13|Code): |"
+		    "(\\? )?[A-Za-z0-9_.]+\\+0x[0-9a-f]+/0x[0-9a-f]+( \\[[A-Za-z0-9_]+\\])?$)",
+		    REG_EXTENDED | REG_NOSUB)) {
+		snprintf(why, len, "the stack regex does not compile");
+		return -1;
+	}
+	klog_size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	klog = klog_size > 0 ? malloc(klog_size + 1) : NULL;
+	if (!klog) {
+		snprintf(why, len, "no buffer for the kernel log");
+		return -1;
+	}
 	return 0;
 }
 
-/* What the failing allocation's own report looks like (warn_alloc()) */
+/* A log line without its "<level>" and "[ time]" */
+static const char *klog_text(const char *line)
+{
+	if (*line == '<' && strchr(line, '>'))
+		line = strchr(line, '>') + 1;
+	if (*line == '[' && strchr(line, ']'))
+		line = strchr(line, ']') + 1;
+	while (*line == ' ')
+		line++;
+	return line;
+}
+
+/* The report of a failing allocation (warn_alloc()): vmalloc's */
 static bool alloc_failure_report(const char *line)
 {
 	return strstr(line, "vmalloc error: ") ||
 	       strstr(line, "page allocation failure: ");
 }
 
+/* Give the log of a failed run back to the kernel log, for the harness */
+static void klog_give_back(const char *log)
+{
+	const char *p = log;
+	unsigned int n = 0;
+
+	while (*p && n++ < 200) {
+		size_t l = strcspn(p, "\n"), skip = klog_text(p) - p;
+		char rec[600];
+
+		if (skip > l)
+			skip = l;
+		snprintf(rec, sizeof(rec), "<4>93-faults, from the run that failed: %.*s\n",
+			 (int)(l - skip > 500 ? 500 : l - skip), p + skip);
+		vt_write_file("/dev/kmsg", rec);
+		p += l + (p[l] == '\n');
+	}
+}
+
 struct klog_verdict {
+	unsigned int dumps;	/* FAULT_INJECTION reports */
 	bool in_vivpoll;	/* the injected fault's stack has vivpoll's code */
-	char why[256];		/* the unexpected line */
+	char why[256];		/* the first unexpected line */
 	char stack[2048];	/* the injected fault's report */
 };
 
 /*
- * Judge the kernel log since this run's marker: 0 if it is clean (one
- * report of the injected fault's failing allocation allowed), -1 if not.
+ * Read and clear the kernel log (one READ_CLEAR: what is written meanwhile
+ * is in the next read) and judge it: 0 if it is clean, -1 if not. Allowed
+ * when the fault fired: one FAULT_INJECTION report with its stack, and one
+ * allocation failure report (warn_alloc(): vmalloc's) with its stack.
  */
 static int klog_judge(bool fired, struct klog_verdict *v)
 {
-	char *log = vt_klog_since_mark(), *line, *save = NULL, *fi;
+	char *line, *save = NULL, *copy;
 	unsigned int reports = 0;
-	int r = 0;
+	bool in_dump = false;
+	size_t sl = 0;
+	int n, r = 0;
 
-	v->why[0] = v->stack[0] = 0;
-	v->in_vivpoll = false;
-	if (!log) {
-		snprintf(v->why, sizeof(v->why), "cannot read the kernel log");
-		klog_keep = true;
+	memset(v, 0, sizeof(*v));
+	n = klogctl(4 /* SYSLOG_ACTION_READ_CLEAR */, klog, klog_size);
+	if (n < 0) {
+		snprintf(v->why, sizeof(v->why), "cannot read the kernel log: %s",
+			 strerror(errno));
 		return -1;
 	}
-	fi = strstr(log, "FAULT_INJECTION: forcing a failure");
-	if (fi) {
-		const char *end = strstr(fi, "</TASK>");
-		size_t n = end ? (size_t)(end - fi) : strlen(fi);
-
-		snprintf(v->stack, sizeof(v->stack), "%.*s", (int)n, fi);
-		v->in_vivpoll = strstr(v->stack, "[vivpoll]") != NULL;
-	}
-	for (line = strtok_r(log, "\n", &save); line;
+	klog[n] = 0;
+	copy = strdup(klog);
+	for (line = strtok_r(klog, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (regexec(&splat_re, line, 0, NULL, 0))
-			continue;
-		if (fired && alloc_failure_report(line) && !reports++)
-			continue;
-		if (!r)
-			snprintf(v->why, sizeof(v->why), "%s", line);
-		r = -1;
+		const char *t = klog_text(line);
+		bool fi = strstr(t, "FAULT_INJECTION: forcing a failure");
+
+		if (fi || (fired && alloc_failure_report(t) && !reports++)) {
+			v->dumps += fi;
+			in_dump = true;
+		} else if (in_dump && (!regexec(&stack_re, t, 0, NULL, 0) ||
+				       !strncmp(t, "name fail", 9))) {
+			/* a line of the report's stack */
+		} else {
+			in_dump = false;
+			if (!regexec(&splat_re, t, 0, NULL, 0) && !r++)
+				snprintf(v->why, sizeof(v->why), "%s", t);
+		}
+		if (in_dump && v->dumps == 1 && sl < sizeof(v->stack) - 1) {
+			sl += snprintf(v->stack + sl, sizeof(v->stack) - sl,
+				       "%s\n", t);
+			if (strstr(t, "[vivpoll]"))
+				v->in_vivpoll = true;
+		}
 	}
-	free(log);
-	if (r)
-		klog_keep = true;
-	else if (!klog_keep)
-		klogctl(5 /* SYSLOG_ACTION_CLEAR */, NULL, 0);
-	return r;
+	if (!r && v->dumps > (fired ? 1u : 0u)) {
+		snprintf(v->why, sizeof(v->why),
+			 "%u fault injection reports for %u fault", v->dumps,
+			 fired);
+		r = 1;
+	}
+	if (r && copy)
+		klog_give_back(copy);
+	free(copy);
+	return r ? -1 : 0;
 }
 
 /* ---- the device -------------------------------------------------------- */
@@ -264,19 +351,66 @@ static int node_of(int inst, char *node, size_t len)
 	return r;
 }
 
-/* No engine thread within ms; the names of those left in why */
-static bool engines_gone(unsigned int ms, char *why, size_t len)
+/*
+ * The engine threads that run (tests/lib.c: vt_engine_threads()), but for
+ * those already exiting (PF_EXITING, /proc/PID/stat's flags): kthread_stop()
+ * returns once the thread has left its function, before it is gone from
+ * /proc, which under TCG can take a while. Their names go to buf.
+ */
+static int engines_running(char *buf, size_t len)
+{
+	char all[160], *p, *save = NULL;
+	int n = 0;
+
+	buf[0] = 0;
+	if (vt_engine_threads(all, sizeof(all)) <= 0)
+		return 0;
+	/* "vivpoll-0-cap (pid 90), ..." */
+	for (p = strtok_r(all, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		char path[64], stat[512], *q = strstr(p, "(pid ");
+		unsigned long flags = 0;
+		int pid, i;
+
+		if (!q || sscanf(q, "(pid %d)", &pid) != 1)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		if (vt_read_file(path, stat, sizeof(stat)) <= 0)
+			continue;	/* gone */
+		/* the flags are the 9th field, the 7th after ") " */
+		q = strrchr(stat, ')');
+		for (i = 0; q && i < 7; i++)
+			q = strchr(q + 1, ' ');
+		if (q)
+			flags = strtoul(q + 1, NULL, 10);
+		if (flags & 0x4)	/* PF_EXITING */
+			continue;
+		vt_appendf(buf, len, "%s%s", n++ ? ", " : "", p + (*p == ' '));
+	}
+	return n;
+}
+
+/*
+ * No engine thread within ms; the names of those left in why. With
+ * counters, every instance's Engine Running control must say 0 too (it
+ * can be read only with no other file streaming).
+ */
+static bool engines_gone(unsigned int ms, bool counters, char *why, size_t len)
 {
 	uint64_t end = vp_now_ns() + ms * 1000000ull;
 	char names[160];
 
-	while (vt_engine_threads(names, sizeof(names)) > 0) {
+	while (engines_running(names, sizeof(names)) > 0) {
 		if (vp_now_ns() > end) {
 			snprintf(why, len, "engine thread left running: %s",
 				 names);
 			return false;
 		}
 		vp_sleep_ms(20);
+	}
+	if (counters && !vt_wait_engines_stopped(ms, names, sizeof(names))) {
+		snprintf(why, len, "no engine thread, but Engine Running is 1 on %s",
+			 names);
+		return false;
 	}
 	return true;
 }
@@ -379,7 +513,14 @@ struct call {
 	/* after teardown: is the device (or module) usable? */
 	int (*usable)(struct run *r, char *why, size_t len);
 	uint64_t errnos;	/* clean errors, besides ENOMEM */
+	unsigned int flags;
 };
+
+/* Between the call and teardown an engine thread may run: */
+#define MAY_STREAM	1	/* if the call succeeded (it starts streaming) */
+#define MAY_STREAM_FAIL	2	/* even if it failed (switch on: a POLLPRI wait
+				 * starts streaming, then an allocation fails) */
+#define NO_DEVICE	4	/* the call makes its device (probe, module) */
 
 static void close_all(struct run *r)
 {
@@ -646,12 +787,11 @@ static int after_poll_in(struct run *r, int ret, char *why, size_t len)
 	return 0;
 }
 
-/* SUBSCRIBE_EVENT: a control with its initial event, frame sync, EOS, source change */
+/* SUBSCRIBE_EVENT: what vivpoll has, a control with its initial event */
 static const struct v4l2_event_subscription subs[] = {
 	{ .type = V4L2_EVENT_CTRL, .id = V4L2_CID_BRIGHTNESS,
 	  .flags = V4L2_EVENT_SUB_FL_SEND_INITIAL },
 	{ .type = V4L2_EVENT_FRAME_SYNC },
-	{ .type = V4L2_EVENT_EOS },
 	{ .type = V4L2_EVENT_SOURCE_CHANGE, .id = VIVPOLL_INPUT_CAM2 },
 };
 
@@ -927,6 +1067,8 @@ static int call_epoll(struct run *r)
 /* probe: bind vivpoll.0 */
 static int setup_probe(struct run *r, char *why, size_t len)
 {
+	if (device_ready(why, len))
+		return -1;
 	if (vt_pdev_bound() && vt_write_file(VT_DRV_DIR "/unbind", VT_PDEV)) {
 		snprintf(why, len, "cannot unbind " VT_PDEV);
 		return -1;
@@ -1099,53 +1241,61 @@ static int usable_module(struct run *r, char *why, size_t len)
 
 #define E_MOD	(VT_E(ENODEV))	/* vivpoll_init(): a device did not probe */
 
-#define CALL(n, s, c, a, t, u, e) { .name = n, .setup = s, .call = c, \
-	.after = a, .teardown = t, .usable = u, .errnos = e }
+#define CALL(n, s, c, a, t, u, e, f) { .name = n, .setup = s, .call = c, \
+	.after = a, .teardown = t, .usable = u, .errnos = e, .flags = f }
 
 static const struct call calls[] = {
 	CALL("probe (bind " VT_PDEV ")", setup_probe, call_probe, after_probe,
-	     close_all, usable_probe, 0),
+	     close_all, usable_probe, 0, NO_DEVICE),
 	CALL("module load (n_devs=3)", setup_module, call_module, NULL,
-	     close_all, usable_module, E_MOD),
-	CALL("open", NULL, call_open, NULL, close_all, usable_node, 0),
+	     close_all, usable_module, E_MOD, NO_DEVICE),
+	CALL("open", NULL, call_open, NULL, close_all, usable_node, 0, 0),
 	CALL("S_FMT", setup_fmt, call_s_fmt, after_s_fmt, close_all,
-	     usable_node, 0),
+	     usable_node, 0, 0),
 	CALL("REQBUFS", setup_grey, call_reqbufs, after_reqbufs, close_all,
-	     usable_node, 0),
+	     usable_node, 0, 0),
 	CALL("CREATE_BUFS", setup_create, call_create, after_create, close_all,
-	     usable_node, 0),
+	     usable_node, 0, 0),
 	CALL("STREAMON", setup_streamon, call_streamon, after_streamon,
-	     close_all, usable_node, 0),
+	     close_all, usable_node, 0, MAY_STREAM),
 	CALL("read()", setup_grey, call_read, after_read, close_all,
-	     usable_node, 0),
+	     usable_node, 0, MAY_STREAM),
 	/* a failed start is POLLERR, counted as EIO */
 	CALL("poll() for POLLIN", setup_grey, call_poll_in, after_poll_in,
-	     close_all, usable_node, VT_E(EIO)),
+	     close_all, usable_node, VT_E(EIO), MAY_STREAM),
 	CALL("SUBSCRIBE_EVENT", setup_open, call_subscribe, after_subscribe,
-	     close_all, usable_node, 0),
+	     close_all, usable_node, 0, 0),
 	CALL("S_EXT_CTRLS and G_EXT_CTRLS", setup_ctrls, call_ctrls,
-	     after_ctrls, teardown_ctrls, usable_node, 0),
+	     after_ctrls, teardown_ctrls, usable_node, 0, 0),
 	CALL("the sysctl write fs.poll_legacy_null_table=1", setup_knob,
-	     call_knob, after_knob, teardown_knob, usable_knob, 0),
+	     call_knob, after_knob, teardown_knob, usable_knob, 0, 0),
+	/* switch off: a POLLPRI wait never starts the engine, whatever fails */
 	CALL("select() for POLLPRI on 64 descriptors, switch off",
-	     setup_wait_off, call_select, NULL, teardown_wait, usable_node, 0),
+	     setup_wait_off, call_select, NULL, teardown_wait, usable_node, 0, 0),
 	CALL("select() for POLLPRI on 64 descriptors, switch on",
-	     setup_wait_on, call_select, NULL, teardown_wait, usable_node, 0),
+	     setup_wait_on, call_select, NULL, teardown_wait, usable_node, 0,
+	     MAY_STREAM | MAY_STREAM_FAIL),
 	CALL("poll() for POLLPRI on 64 descriptors, switch off",
-	     setup_wait_off, call_poll_pri, NULL, teardown_wait, usable_node, 0),
+	     setup_wait_off, call_poll_pri, NULL, teardown_wait, usable_node, 0,
+	     0),
 	CALL("poll() for POLLPRI on 64 descriptors, switch on",
-	     setup_wait_on, call_poll_pri, NULL, teardown_wait, usable_node, 0),
+	     setup_wait_on, call_poll_pri, NULL, teardown_wait, usable_node, 0,
+	     MAY_STREAM | MAY_STREAM_FAIL),
 	CALL("epoll for POLLPRI on 8 descriptors, switch off",
-	     setup_epoll_off, call_epoll, NULL, teardown_wait, usable_node, 0),
+	     setup_epoll_off, call_epoll, NULL, teardown_wait, usable_node, 0,
+	     0),
 	CALL("epoll for POLLPRI on 8 descriptors, switch on",
-	     setup_epoll_on, call_epoll, NULL, teardown_wait, usable_node, 0),
+	     setup_epoll_on, call_epoll, NULL, teardown_wait, usable_node, 0,
+	     MAY_STREAM | MAY_STREAM_FAIL),
 };
 
 /* ---- a call's sequence, in a child ------------------------------------------ */
 
 struct seq {
 	bool ok;
-	unsigned int faults, failed, absorbed, in_vivpoll;
+	unsigned int points;	/* what the counting run met */
+	unsigned int stride;	/* fail-nth = 1, 1 + stride, 1 + 2 stride ... */
+	unsigned int runs, faults, failed, absorbed, in_vivpoll, dumps;
 	uint64_t errnos;
 	double secs;
 	char why[512];
@@ -1176,115 +1326,102 @@ static const char *ret_str(int ret)
 	return vt_errname(-ret);
 }
 
-#define SEQ_FAIL(...) do { \
-	snprintf(s->why, sizeof(s->why), __VA_ARGS__); \
-	goto fail; } while (0)
-
-static void sequence(const struct call *c, struct seq *s, uint64_t budget_ns)
+/*
+ * One run with fail-nth at nth: 0 if it passed (*fired: a fault was
+ * injected; *left: what was left of nth if not), -1 with s->why if not.
+ */
+static int one_run(const struct call *c, struct seq *s, unsigned int nth,
+		   int *fired, unsigned int *left)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };
-	bool device = c->usable == usable_node;
-	uint64_t t0 = vp_now_ns();
+	const char *what = nth == COUNT_NTH ? "the counting run" : "run";
 	struct klog_verdict v;
 	struct run r;
-	char why[400];
-	unsigned int n;
-	int ret, fired;
+	char why[400] = "";
+	bool engine_ok, judged = false;
+	int ret;
 
-	s->ok = false;
-	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART: a hang is EINTR */
-	touch_stack();
-	if (mlockall(MCL_CURRENT))
-		snprintf(s->why, sizeof(s->why), "mlockall: %s", strerror(errno));
-	nth_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
-	if (s->why[0] || nth_fd < 0) {
-		if (!s->why[0])
-			snprintf(s->why, sizeof(s->why), "open %s: %s",
-				 FAIL_NTH, strerror(errno));
-		return;
+#define RUN_FAIL(...) do { \
+	snprintf(s->why, sizeof(s->why), __VA_ARGS__); \
+	goto fail; } while (0)
+	memset(&r, 0, sizeof(r));
+	r.fd = r.ep = r.kofd = -1;
+	*fired = 0;
+	if (!(c->flags & NO_DEVICE) &&
+	    (device_ready(why, sizeof(why)) || node_of(0, r.node, sizeof(r.node)))) {
+		snprintf(s->why, sizeof(s->why), "before %s %u: %s", what, nth,
+			 why[0] ? why : VT_PDEV " has no video node");
+		return -1;
 	}
-	for (n = 1;; n++) {
-		memset(&r, 0, sizeof(r));
-		r.fd = r.ep = r.kofd = -1;
-		memset(&v, 0, sizeof(v));
-		s->secs = (vp_now_ns() - t0) / 1e9;
-		if (n > MAX_RUNS || vp_now_ns() - t0 > budget_ns)
-			SEQ_FAIL("the sequence did not end: %u faults injected in %.0f s",
-				 n - 1, s->secs);
-		why[0] = 0;
-		if (c->setup != setup_module && !vt_module_loaded() &&
-		    device_ready(why, sizeof(why)))
-			SEQ_FAIL("before run %u: %s", n, why);
-		if (device && (device_ready(why, sizeof(why)) ||
-			       node_of(0, r.node, sizeof(r.node))))
-			SEQ_FAIL("before run %u: %s", n, why[0] ? why :
-				 "vivpoll.0 has no video node");
-		vt_klog_mark(c->name);
-		if (c->setup && c->setup(&r, why, sizeof(why))) {
-			c->teardown(&r);
-			SEQ_FAIL("set-up of run %u: %s", n, why);
-		}
-		alarmed = 0;
-		alarm(RUN_LIMIT_S);
-		if (arm(n)) {
-			alarm(0);
-			c->teardown(&r);
-			SEQ_FAIL("writing %u to %s: %s", n, FAIL_NTH, strerror(errno));
-		}
-		ret = c->call(&r);
-		fired = disarm();
-		alarm(0);
-		r.ret = ret;
-		if (fired < 0) {
-			c->teardown(&r);
-			SEQ_FAIL("reading %s: %s", FAIL_NTH, strerror(errno));
-		}
-		if (alarmed) {
-			c->teardown(&r);
-			SEQ_FAIL("fault %u: the call did not return within %u s (%s)",
-				 n, RUN_LIMIT_S, ret_str(ret));
-		}
-		if (!fired && ret < 0) {
-			c->teardown(&r);
-			SEQ_FAIL("run %u, no fault injected: the call fails with %s",
-				 n, ret_str(ret));
-		}
-		if (ret < 0 && !clean_errno(c, ret)) {
-			c->teardown(&r);
-			SEQ_FAIL("fault %u: the call fails with %s, not a clean error",
-				 n, ret_str(ret));
-		}
-		why[0] = 0;
-		if (ret < 0 && !engines_gone(0, why, sizeof(why))) {
-			c->teardown(&r);
-			SEQ_FAIL("fault %u: the call failed (%s) and left an %s",
-				 n, ret_str(ret), why);
-		}
-		if (ret >= 0 && c->after && c->after(&r, ret, why, sizeof(why))) {
-			c->teardown(&r);
-			SEQ_FAIL("%s %u: the call succeeded, but %s",
-				 fired ? "fault" : "run", n, why);
-		}
+	if (c->setup && c->setup(&r, why, sizeof(why))) {
 		c->teardown(&r);
-		if (!engines_gone(2000, why, sizeof(why)))
-			SEQ_FAIL("%s %u (the call gave %s), files closed: %s",
-				 fired ? "fault" : "run", n, ret_str(ret), why);
-		if (c->usable(&r, why, sizeof(why)))
-			SEQ_FAIL("%s %u (the call gave %s), then: %s",
-				 fired ? "fault" : "run", n, ret_str(ret), why);
-		if (klog_judge(fired, &v))
-			SEQ_FAIL("%s %u (the call gave %s): the kernel log says: %s",
-				 fired ? "fault" : "run", n, ret_str(ret), v.why);
-		if (verbose)
-			vt_diag("%s: run %u: %s%s, %.1f s", c->name, n,
-				ret_str(ret), fired ? (v.in_vivpoll ?
-				" (fault injected in vivpoll's code)" :
-				" (fault injected)") : "",
-				(vp_now_ns() - t0) / 1e9);
-		if (!fired)
-			break;
+		snprintf(s->why, sizeof(s->why), "set-up of %s %u: %s", what,
+			 nth, why);
+		return -1;
+	}
+	/* an engine seen after the call is the call's */
+	if (!engines_gone(2000, false, why, sizeof(why))) {
+		c->teardown(&r);
+		snprintf(s->why, sizeof(s->why), "before %s %u: %s", what, nth,
+			 why);
+		return -1;
+	}
+	alarmed = 0;
+	alarm(RUN_LIMIT_S);
+	if (arm(nth)) {
+		alarm(0);
+		c->teardown(&r);
+		snprintf(s->why, sizeof(s->why), "writing %u to %s: %s", nth,
+			 FAIL_NTH, strerror(errno));
+		return -1;
+	}
+	ret = c->call(&r);
+	*fired = disarm(left);
+	alarm(0);
+	r.ret = ret;
+	if (*fired < 0) {
+		c->teardown(&r);
+		snprintf(s->why, sizeof(s->why), "reading %s: %s", FAIL_NTH,
+			 strerror(errno));
+		return -1;
+	}
+	if (*fired)
+		what = "fault";
+	/* from here on the run's kernel log is judged, whatever fails */
+	if (alarmed)
+		RUN_FAIL("%s %u: the call did not return within %u s (%s)",
+			 what, nth, RUN_LIMIT_S, ret_str(ret));
+	if (!*fired && ret < 0)
+		RUN_FAIL("%s %u, no fault injected: the call fails with %s",
+			 what, nth, ret_str(ret));
+	if (ret < 0 && !clean_errno(c, ret))
+		RUN_FAIL("%s %u: the call fails with %s, not a clean error",
+			 what, nth, ret_str(ret));
+	engine_ok = (c->flags & MAY_STREAM_FAIL) ||
+		    (ret >= 0 && (c->flags & MAY_STREAM));
+	if (!engine_ok && !engines_gone(0, false, why, sizeof(why)))
+		RUN_FAIL("%s %u: the call gave %s and left an %s", what, nth,
+			 ret_str(ret), why);
+	if (ret >= 0 && c->after && c->after(&r, ret, why, sizeof(why)))
+		RUN_FAIL("%s %u: the call succeeded, but %s", what, nth, why);
+	c->teardown(&r);
+	if (!engines_gone(2000, true, why, sizeof(why)))
+		RUN_FAIL("%s %u (the call gave %s), files closed: %s", what, nth,
+			 ret_str(ret), why);
+	if (c->usable(&r, why, sizeof(why)))
+		RUN_FAIL("%s %u (the call gave %s), then: %s", what, nth,
+			 ret_str(ret), why);
+	judged = true;
+	if (klog_judge(*fired, &v))
+		RUN_FAIL("%s %u (the call gave %s): the kernel log says: %s",
+			 what, nth, ret_str(ret), v.why);
+	if (verbose)
+		vt_diag("%s: %s %u: %s%s", c->name, what, nth, ret_str(ret),
+			*fired ? (v.in_vivpoll ? " (in vivpoll's code)" :
+				  v.dumps ? "" : " (a __GFP_NOWARN allocation)") : "");
+	if (*fired) {
 		s->faults++;
 		s->in_vivpoll += v.in_vivpoll;
+		s->dumps += v.dumps;
 		if (ret < 0) {
 			s->failed++;
 			s->errnos |= VT_E(-ret);
@@ -1292,14 +1429,84 @@ static void sequence(const struct call *c, struct seq *s, uint64_t budget_ns)
 			s->absorbed++;
 		}
 	}
-	s->secs = (vp_now_ns() - t0) / 1e9;
-	if (!s->faults)
-		SEQ_FAIL("no fault point was met: fault injection does not count");
-	s->ok = true;
-	return;
+	return 0;
 fail:
-	/* the injected fault's stack: which allocation it was */
+#undef RUN_FAIL
+	c->teardown(&r);
+	/* the log of the failed run, the injected fault's stack */
+	if (!judged)
+		klog_judge(*fired, &v);
 	snprintf(s->stack, sizeof(s->stack), "%s", v.stack);
+	if (!judged && v.why[0])
+		vt_appendf(s->why, sizeof(s->why), "; the kernel log says: %s",
+			   v.why);
+	return -1;
+}
+
+static void sequence(const struct call *c, struct seq *s, uint64_t budget_ns,
+		     unsigned int max)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	uint64_t t0 = vp_now_ns(), next_diag = t0 + 60000000000ull;
+	unsigned int n, left;
+	int fired;
+
+	s->ok = false;
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART: a hang is EINTR */
+	if (klog_init(s->why, sizeof(s->why)))
+		return;
+	touch_stack();
+	if (mlockall(MCL_CURRENT)) {
+		snprintf(s->why, sizeof(s->why), "mlockall: %s", strerror(errno));
+		return;
+	}
+	nth_fd = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
+	if (nth_fd < 0) {
+		snprintf(s->why, sizeof(s->why), "open %s: %s", FAIL_NTH,
+			 strerror(errno));
+		return;
+	}
+	/* the counting run: nothing fails, how many fault points? */
+	if (one_run(c, s, COUNT_NTH, &fired, &left))
+		goto out;
+	if (fired) {
+		snprintf(s->why, sizeof(s->why), "the counting run met %u fault points",
+			 COUNT_NTH);
+		goto out;
+	}
+	s->points = COUNT_NTH - left;
+	if (!s->points) {
+		snprintf(s->why, sizeof(s->why),
+			 "the call met no fault point: fault injection does not count");
+		goto out;
+	}
+	/* at most max faults (0: every point), evenly spread */
+	s->stride = max ? (s->points + max - 1) / max : 1;
+	if (!s->stride)
+		s->stride = 1;
+	for (n = 1;; n += s->stride) {
+		uint64_t now = vp_now_ns();
+
+		if (s->runs >= MAX_RUNS || now - t0 > budget_ns) {
+			snprintf(s->why, sizeof(s->why),
+				 "the sequence did not end: at fault %u of about %u after %.0f s",
+				 n, s->points, (now - t0) / 1e9);
+			goto out;
+		}
+		if (now > next_diag) {
+			vt_diag("%s: run %u of about %u, %.0f s", c->name, n,
+				s->points, (now - t0) / 1e9);
+			next_diag = now + 60000000000ull;
+		}
+		s->runs++;
+		if (one_run(c, s, n, &fired, &left))
+			goto out;
+		if (!fired)
+			break;
+	}
+	s->ok = true;
+out:
+	s->secs = (vp_now_ns() - t0) / 1e9;
 }
 
 static const char *errnos_str(uint64_t mask)
@@ -1342,9 +1549,12 @@ static void kmemleak_scan(void)
 
 int main(int argc, char **argv)
 {
-	const char *b = getenv("VIVPOLL_FAULTS_BUDGET");
-	uint64_t budget_ns = (b ? strtoull(b, NULL, 10) : 900) * 1000000000ull;
-	unsigned int i, ncalls = 0, nok = 0, faults = 0, failed = 0;
+	const char *b = getenv("VIVPOLL_FAULTS_BUDGET"),
+		   *m = getenv("VIVPOLL_FAULTS_MAX");
+	uint64_t budget_ns = (b ? strtoull(b, NULL, 10) : BUDGET_S) * 1000000000ull;
+	unsigned int max = m ? strtoul(m, NULL, 10) : MAX_FAULTS;
+	unsigned int i, ncalls = 0, nok = 0, faults = 0, failed = 0, points = 0;
+	bool kmemleak = vt_kmemleak_present();
 	uint64_t t0 = vp_now_ns();
 	struct seq *s;
 	char why[300] = "";
@@ -1352,17 +1562,28 @@ int main(int argc, char **argv)
 	verbose = getenv("VIVPOLL_FAULTS_VERBOSE") &&
 		  !strcmp(getenv("VIVPOLL_FAULTS_VERBOSE"), "1");
 	vt_begin("93-faults: each allocation of vivpoll's calls fails in turn (fail-nth)");
+	for (i = 0; i < VT_ARRAY_SIZE(calls); i++)
+		ncalls += selected(calls[i].name, argc, argv);
+	if (!ncalls) {
+		fprintf(stderr, "93-faults: no call starts with %s\n", argv[1]);
+		return 2;
+	}
+	/* set-up, each call, the reload, kmemleak where it is */
+	vt_plan(1 + ncalls + 1 + kmemleak);
 	if (access(FAIL_NTH, W_OK))
 		snprintf(why, sizeof(why),
 			 "%s: %s (tools/check.sh runs this suite only on a kernel with CONFIG_FAULT_INJECTION)",
 			 FAIL_NTH, strerror(errno));
-	else if (!splat_load(why, sizeof(why)))
+	else
 		knobs_set(why, sizeof(why));
 	if (!vt_ok(!why[0], "fault injection counts every allocation (fail-nth, debugfs knobs)",
 		   "%s", why)) {
 		knobs_restore();
+		vt_not_run(ncalls + 1 + kmemleak, "the faults", "no fault injection");
 		return vt_end();
 	}
+	vt_diag("at most %u faults per call (VIVPOLL_FAULTS_MAX, 0: every point), %.0f s per call",
+		max, budget_ns / 1e9);
 	vt_kmemleak_begin();
 	s = vt_shared(sizeof(*s));
 	for (i = 0; i < VT_ARRAY_SIZE(calls); i++) {
@@ -1377,7 +1598,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0) {
-			sequence(c, s, budget_ns);
+			sequence(c, s, budget_ns, max);
 			_exit(0);
 		}
 		if (pid < 0 ||
@@ -1387,13 +1608,17 @@ int main(int argc, char **argv)
 				 pid < 0 ? strerror(errno) : vt_status_str(status, st, sizeof(st)));
 			s->ok = false;
 		}
-		ncalls++;
 		faults += s->faults;
 		failed += s->failed;
-		snprintf(res, sizeof(res), "%s survives each of its %u allocations failing",
-			 c->name, s->faults);
+		points += s->points;
 		if (s->ok) {
 			nok++;
+			if (s->stride > 1)
+				snprintf(res, sizeof(res), "%s survives 1 in %u of its %u allocations failing (%u faults)",
+					 c->name, s->stride, s->points, s->faults);
+			else
+				snprintf(res, sizeof(res), "%s survives each of its %u allocations failing",
+					 c->name, s->faults);
 			vt_ok(true, res, NULL);
 		} else {
 			snprintf(res, sizeof(res), "%s survives each of its allocations failing",
@@ -1404,22 +1629,24 @@ int main(int argc, char **argv)
 				vt_diag_lines(s->stack, 40);
 			}
 		}
-		vt_diag("%s: %u faults in %.1f s: %u failed the call (%s), %u absorbed; %u in vivpoll's code",
-			c->name, s->faults, s->secs, s->failed,
+		vt_diag("%s: %u fault points; %u faults in %.1f s: %u failed the call (%s), %u absorbed; %u reported, %u in vivpoll's code",
+			c->name, s->points, s->faults, s->secs, s->failed,
 			s->failed ? errnos_str(s->errnos) : "-", s->absorbed,
-			s->in_vivpoll);
+			s->dumps, s->in_vivpoll);
 		/* a failed sequence may leave the device as it failed */
 		if (!s->ok)
 			device_ready(why, sizeof(why));
 	}
-	vt_diag("totals: %u of %u calls survive their faults; %u faults injected, %u of them failed their call; %.0f s",
-		nok, ncalls, faults, failed, (vp_now_ns() - t0) / 1e9);
+	vt_diag("totals: %u of %u calls survive their faults; %u faults injected (%u points counted), %u of them failed their call; %.0f s",
+		nok, ncalls, faults, points, failed, (vp_now_ns() - t0) / 1e9);
 	knobs_restore();
 	vp_sysctl_write(0);
 	vt_restore_defaults();
-	/* two scans: kmemleak reports an object only once its contents stayed
-	 * the same from one scan to the next */
-	if (vt_kmemleak_present())
+	/*
+	 * kmemleak reports an object once its contents stayed the same from
+	 * one scan to the next: a scan now, vt_kmemleak_check()'s after it
+	 */
+	if (kmemleak)
 		kmemleak_scan();
 	vt_kmemleak_check();
 	return vt_end();
