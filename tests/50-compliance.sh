@@ -11,7 +11,10 @@
 # FPS frames per second, a rate the emulated CPU keeps with the two buffers
 # testMmap() streams with (a frame, well under a millisecond to fill, every
 # 1000/FPS ms, which is how late v4l2-compliance may be to queue a buffer
-# back), and -s streams FRAMES frames a test.
+# back), and -s streams FRAMES frames a test. At 15 fps, with the other
+# guest of make check beside it on a 2-core host, a frame was dropped in one
+# idle run of three (2026-12-05: "got sequence number 15, expected 14");
+# 5 fps leaves 200 ms.
 #
 # VIVPOLL_TIER=quick (make check): streaming on all inputs (-s FRAMES -a),
 # the two devices in parallel.
@@ -46,7 +49,7 @@ out=/tmp/50-compliance
 scale=${VIVPOLL_SCALE:-1}
 kver=$(uname -r | cut -d. -f1,2)
 v4l=/opt/v4l-utils
-fps=15 frames=20
+fps=5 frames=10
 
 [ "${VIVPOLL_TIER:-full}" = quick ] && plan 5 || plan 9
 reload n_devs=2 || bail "modprobe vivpoll n_devs=2"
