@@ -42,8 +42,9 @@
 # QUERYBUF for MMAP, USERPTR and DMABUF).
 #
 # VIVPOLL_FAULT=compliance-drop (tools/check-harness.sh): v4l2-compliance
-# is stopped for 0.7 s every 1.5 s while it runs, a client late to queue
-# its buffers back: the driver must drop frames and the run must fail.
+# is stopped for 1.5 s every 2.5 s while it runs (7 frame intervals at
+# 5 fps), a client late to queue its buffers back: the driver must drop
+# frames and the run must fail (0.7 s every 1.5 s no longer did at 5 fps).
 . /vivpoll/lib.sh
 out=/tmp/50-compliance
 scale=${VIVPOLL_SCALE:-1}
@@ -140,10 +141,10 @@ run_parallel() {
 if [ "${VIVPOLL_FAULT:-}" = compliance-drop ]; then
 	touch $out.stopper
 	while [ -f $out.stopper ]; do
-		sleep 1.5
+		sleep 1
 		pids=$(pidof v4l2-compliance)
 		[ -n "$pids" ] && kill -STOP $pids
-		sleep 0.7
+		sleep 1.5
 		[ -n "$pids" ] && kill -CONT $pids
 	done &
 fi
