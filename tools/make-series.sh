@@ -53,9 +53,6 @@ find "$src" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' ! -name vivpoll-compat.
 python3 - "$d" "$pristine" <<'PY' || die "the sources changed where an older tree's API differs: update tools/make-series.sh and vivpoll-compat.h"
 import re, sys
 d, tree = sys.argv[1], sys.argv[2]
-mk = open(tree + "/Makefile").read()
-ver = tuple(int(re.search(r"^%s = (\d+)$" % k, mk, re.M).group(1))
-            for k in ("VERSION", "PATCHLEVEL"))
 
 def edit(name, old, new):
     p = "%s/%s" % (d, name)
@@ -64,17 +61,22 @@ def edit(name, old, new):
         sys.exit("%s: %r" % (name, old))
     open(p, "w").write(s.replace(old, new))
 
-if "#define kzalloc_obj(" not in open(tree + "/include/linux/slab.h").read():
+def has(path, text):
+    return text in open(tree + "/" + path).read()
+
+# the same feature tests as Kbuild's out-of-tree block, not versions
+if not has("include/linux/slab.h", "#define kzalloc_obj("):
     edit("vivpoll-core.c", "kzalloc_obj(*dev);", "kzalloc(sizeof(*dev), GFP_KERNEL);")
-if ver < (6, 13):
+if has("include/linux/module.h", "MODULE_INFO(import_ns, __stringify(ns))"):
     edit("vivpoll-kunit.c", 'MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");',
          "MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);")
+if has("include/media/videobuf2-core.h", "(*wait_prepare)"):
     edit("vivpoll-vid-cap.c", "\t.stop_streaming = vivpoll_stop_streaming,\n};",
          "\t.stop_streaming = vivpoll_stop_streaming,\n"
          "\t.wait_prepare = vb2_ops_wait_prepare,\n"
          "\t.wait_finish = vb2_ops_wait_finish,\n};")
-vb2 = open(tree + "/drivers/media/common/videobuf2/videobuf2-v4l2.c").read()
-if "if (vdev->queue && vdev->queue->owner) {" in vb2:
+if has("drivers/media/common/videobuf2/videobuf2-v4l2.c",
+       "if (vdev->queue && vdev->queue->owner) {"):
     edit("vivpoll-core.c", "\tvb2_video_unregister_device(&dev->vdev);\n",
          "\tvb2_video_unregister_device(&dev->vdev);\n"
          "\t/* here it leaves a queue without an owner (read()'s may be) */\n"
@@ -82,7 +84,7 @@ if "if (vdev->queue && vdev->queue->owner) {" in vb2:
          "\tvb2_queue_release(&dev->queue);\n"
          "\tdev->queue.owner = NULL;\n"
          "\tmutex_unlock(&dev->mutex);\n")
-if ver < (6, 11):
+if has("include/linux/platform_device.h", "int (*remove)(struct platform_device *);"):
     edit("vivpoll-core.c", "\t.remove = vivpoll_remove,", "\t.remove_new = vivpoll_remove,")
 PY
 # The module's author is whoever signs the series.

@@ -7,36 +7,42 @@
  * series (make series) never carries it: for an older tree it carries the
  * driver as written for that tree's API instead (tools/make-series.sh
  * makes the same changes there). Each shim gives an older kernel what the
- * driver expects of a newer one, and a newer kernel nothing.
+ * driver expects of a newer one, and a newer kernel nothing. Which kernel
+ * lacks what is found in its own files, not by its version: Kbuild's
+ * feature tests define the VIVPOLL_COMPAT_* names below.
  */
 
 #ifndef _VIVPOLL_COMPAT_H_
 #define _VIVPOLL_COMPAT_H_
 
 #include <linux/slab.h>
-#include <linux/version.h>
 
 /* a kernel without the typed allocators (6.1; 6.12.y has them) */
 #ifndef kzalloc_obj
 #define kzalloc_obj(p)	kzalloc(sizeof(p), GFP_KERNEL)
 #endif
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+/* 6.13 made a symbol namespace a string; before, the macro stringified it */
+#ifdef VIVPOLL_COMPAT_NS_WORD
 #include <linux/module.h>
-#include <media/v4l2-dev.h>
-#include <media/videobuf2-v4l2.h>
 
-/* 6.13 made a symbol namespace a string */
 #undef MODULE_IMPORT_NS
 #define MODULE_IMPORT_NS(ns)	MODULE_INFO(import_ns, ns)
+#endif
 
 /*
  * Since 6.13, vb2 releases q->lock itself while a blocking VIDIOC_DQBUF or
  * read() waits for a buffer (7.0 removed the ops that did it before).
- * Before, only the wait_prepare and wait_finish ops released it: give the
- * queue a copy of the driver's ops with them (one queue ops table per
- * driver, so one copy).
+ * Before, only the wait_prepare and wait_finish ops released it: where
+ * struct vb2_ops still has them, give the queue a copy of the driver's ops
+ * with them (one queue ops table per driver, so one copy; it cannot be
+ * const: the driver's table is only known at run time, and a table of
+ * wrappers would repeat every op here). On 6.13 to 6.19 vb2 would release
+ * the lock without them; with them it calls them instead, to the same end.
  */
+#ifdef VIVPOLL_COMPAT_VB2_WAIT_OPS
+#include <media/videobuf2-v4l2.h>
+
 static inline int vivpoll_compat_vb2_queue_init(struct vb2_queue *q)
 {
 	static struct vb2_ops ops;
@@ -49,17 +55,24 @@ static inline int vivpoll_compat_vb2_queue_init(struct vb2_queue *q)
 }
 
 #define vb2_queue_init vivpoll_compat_vb2_queue_init
+#endif
 
 /*
  * vb2_video_unregister_device() stops streaming and frees the buffers
  * whoever owns the queue; 6.1's only did for a queue with an owner (6.12.y
- * does). The read() emulator makes its file the owner when vb2_read()
+ * does: Kbuild looks for the owner test in the tree's videobuf2-v4l2.c and
+ * takes this shim where it finds it, or where the tree has no vb2 sources,
+ * as a header-only tree). The read() emulator makes its file the owner when vb2_read()
  * returns, and a blocking read() waits for its first frame with the queue
  * lock released: the engine it started has no owner yet. So stop the
  * queue here too, under its lock, after the node is unregistered: the
  * driver's start_streaming refuses an unregistered node. Where vb2 did it
  * already, the queue is released twice, which changes nothing.
  */
+#ifdef VIVPOLL_COMPAT_VB2_UNREG_OWNER
+#include <media/v4l2-dev.h>
+#include <media/videobuf2-v4l2.h>
+
 static inline void
 vivpoll_compat_vb2_video_unregister_device(struct video_device *vdev)
 {
@@ -73,9 +86,6 @@ vivpoll_compat_vb2_video_unregister_device(struct video_device *vdev)
 #define vb2_video_unregister_device vivpoll_compat_vb2_video_unregister_device
 #endif
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
-#include <linux/platform_device.h>
-
 /*
  * Until 6.11 a platform driver's .remove returned int, and a void one was
  * .remove_new. The platform_driver structure is defined above: the name
@@ -83,6 +93,9 @@ vivpoll_compat_vb2_video_unregister_device(struct video_device *vdev)
  * structure defined later (i2c, spi, acpi drivers) is renamed alike in
  * the structure and in its every use, which changes nothing.
  */
+#ifdef VIVPOLL_COMPAT_REMOVE_INT
+#include <linux/platform_device.h>
+
 #define remove remove_new
 #endif
 
