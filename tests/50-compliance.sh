@@ -175,7 +175,6 @@ report() {
 		ok "$what # SKIP read/write not judged: its two read()s differed while a vCPU did not run: $(stops "$o" 1 | tr '\n' ';')"
 	else
 		fw=$(grep -m1 -oE 'warn: .*' "$o") ff=$(grep -m1 -oE 'fail: .*' "$o")
-		[ -s $stalls ] && { echo "vCPU stops during the suite:"; cat $stalls; } | diag
 		un=$(unexplained "$o" | tr '\n' ' ')
 		not_ok "$what # $nf failure(s), $nw warning(s)${fw:+; the first warning: $fw}${ff:+; the first failure: $ff}${un:+; drops (B/A) no stop as long explains: $un}"
 		grep -oE '(fail|warn): .*|.*(FAIL|WARN).*' "$o" | head -40 | diag
