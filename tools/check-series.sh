@@ -13,12 +13,16 @@
 #   does the section mismatch analysis);
 # - smatch: a SKIP while Debian's archive has no smatch (apt is asked);
 # - coccicheck on the driver, kernel-doc -Wall on its sources;
-# - the selftest built with kselftest's make, and run against /dev/null.
+# - the selftest built with kselftest's make, and run against /dev/null;
+# - with CONFIG_POLL_LEGACY_NULL_TABLE off, fs/select.o and fs/eventpoll.o
+#   have the unpatched tree's instructions (tools/check-noknob-objects.sh).
 #
-# Cost: no kernel image is built. Each arch and =y/=m has its own output
-# folder (O=) configured once (tinyconfig + what the driver needs, see
-# fragment()) and prepared (make prepare / modules_prepare); then only
-# drivers/media/test-drivers/vivpoll/ is built in it. Everything is keyed
+# Cost: no kernel image is built (the last check copies make check's
+# default kernel, building it first if the cache has none). Each arch and
+# =y/=m has its own output folder (O=) configured once (tinyconfig + what
+# the driver needs, see fragment()) and prepared (make prepare /
+# modules_prepare); then only drivers/media/test-drivers/vivpoll/ is built
+# in it. Everything is keyed
 # by its inputs under $VIVPOLL_CACHE/series-$KVER-*: the source tree by the
 # kernel tarball and patches/, a configured folder by its fragment and the
 # Kconfig files the series adds, a clean result by the series itself. A
@@ -433,6 +437,17 @@ else
 	fi
 fi
 stage done
+exec 9>&-
+
+# The poll core patch with its option off: the unpatched instructions
+# (tools/check-noknob-objects.sh; it builds the default kernel if the cache
+# has none, and copies it).
+n="$KVER: fs/select.o and fs/eventpoll.o with CONFIG_POLL_LEGACY_NULL_TABLE off are the unpatched ones"
+if "$TOP"/tools/check-noknob-objects.sh > "$tmp/objs" 2>&1; then
+	tap ok "$n" "$tmp/objs"
+else
+	tap fail "$n" "$tmp/objs"
+fi
 
 echo "1..$plan"
 echo "$passed passed, $failed failed, $skipped skipped"
