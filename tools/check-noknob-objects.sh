@@ -7,11 +7,11 @@
 # folder: the option turned off there, the two objects built from the
 # patched sources, then from the pristine tree's (the option's Kconfig
 # entry and fs/internal.h's heading with them), and `objdump -d` of each
-# compared. GCC may give a static function a clone name (ep_item_poll
-# becomes ep_item_poll.constprop.0 once every caller passes the same
-# constant): the clone suffixes are dropped before comparing, the
-# instructions and their bytes are not. Takes a few minutes (the copy and
-# two single-object builds); builds no kernel image.
+# compared. GCC names a static function's clones after what it did to them
+# (.constprop.0, .isra.0), which a change of its callers can change: the
+# suffixes are dropped before comparing, the instructions and their bytes
+# are not. Takes a few minutes (the copy and two single-object builds);
+# builds no kernel image.
 set -eu
 . "$(dirname "$0")/lib.sh"
 cd "$TOP"
