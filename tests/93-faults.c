@@ -50,6 +50,21 @@
  * and shows the injected fault's stack. After all sequences, kmemleak must
  * report nothing.
  *
+ * A stride can step over a short function, and a point's number moves by
+ * up to twenty from run to run (a new slab page now and then), so fail-nth
+ * alone cannot aim at one. Where the kernel's own error paths had bugs (the name
+ * of __video_register_device(), platform_device_add()'s dev_set_name(): the
+ * fixes are in patches/), a call has a focus: every point whose injected
+ * fault's stack has that function, whatever the stride. A function's
+ * points are consecutive, so after the stride the suite bisects between
+ * the last sample before the function and the first in it (or past it:
+ * out of the caller it is the last allocating call of), then fails each
+ * point from FOCUS_BEFORE before the start found to FOCUS_AFTER after the
+ * last one seen in the function, and again (up to FOCUS_PASSES) until a
+ * fault has landed where the bug was (focus_must: dev_set_name()). The
+ * stacks come from the reports (failslab's verbose 2); a __GFP_NOWARN
+ * allocation's fault has none and tells nothing.
+ *
  * The suite reads and clears the kernel log after each run (one
  * SYSLOG_ACTION_READ_CLEAR: nothing written meanwhile is lost), so that
  * the expected reports do not reach guest/check.sh's scan; the log of a run
@@ -58,8 +73,9 @@
  * While armed, the task makes only the call's own system calls: no printf,
  * no malloc, and its memory is locked in (mlockall) so that no page fault
  * allocates. Each call's sequence runs in a child with a time budget
- * (VIVPOLL_FAULTS_BUDGET seconds, default BUDGET_S) after which its result
- * fails, saying how far it got. VIVPOLL_FAULTS_VERBOSE=1: a line per run.
+ * (VIVPOLL_FAULTS_BUDGET seconds, default BUDGET_S; its focus twice as
+ * much) after which its result fails, saying how far it got.
+ * VIVPOLL_FAULTS_VERBOSE=1: a line per run, with the frames of its fault.
  *
  *   93-faults [CALL...]	(default: all; CALL: a name prefix, e.g. STREAMON)
  */
@@ -98,6 +114,9 @@
 #define BUDGET_S	120	/* one call's sequence */
 #define MAX_FAULTS	30	/* per call, spread over its points */
 #define MAX_RUNS	5000
+#define FOCUS_BEFORE	32	/* points run before a focus's start found */
+#define FOCUS_AFTER	12	/* and after the last point seen in it */
+#define FOCUS_PASSES	3	/* passes until a fault lands in focus_must */
 #define COUNT_NTH	1000000	/* the counting run: far above any call's points */
 #define CAP_FRAMES	3
 #define CAP_MS		8000
@@ -514,6 +533,19 @@ struct call {
 	int (*usable)(struct run *r, char *why, size_t len);
 	uint64_t errnos;	/* clean errors, besides ENOMEM */
 	unsigned int flags;
+	/*
+	 * Every point of one function, whatever the stride: the points whose
+	 * injected fault's stack has focus_in (and not focus_until, where the
+	 * function calls on into what the stride covers well enough)
+	 */
+	const char *focus_in, *focus_until;
+	/*
+	 * focus_in is the last call of focus_within that allocates: a fault
+	 * outside focus_within after one in it is past focus_in's start
+	 */
+	const char *focus_within;
+	/* a frame some fault of the focus must have (where the bug was) */
+	const char *focus_must;
 };
 
 /* Between the call and teardown an engine thread may run: */
@@ -1197,8 +1229,12 @@ static int call_module(struct run *r)
 	return ret_of(syscall(SYS_finit_module, r->kofd, mod_params, 0));
 }
 
+/* the driver's link in its module's drivers directory */
+#define VT_DRV_LINK	"platform:vivpoll"
+
 static int usable_module(struct run *r, char *why, size_t len)
 {
+	struct stat st;
 	char path[64];
 	int i;
 
@@ -1219,6 +1255,11 @@ static int usable_module(struct run *r, char *why, size_t len)
 			return -1;
 	}
 	/* unloaded (or never loaded): nothing of it is left */
+	if (!lstat("/sys/" VT_DRV_LINK, &st)) {
+		/* module_add_driver() without its drivers directory (6.1) */
+		snprintf(why, len, "/sys/" VT_DRV_LINK " is left");
+		return -1;
+	}
 	if (access("/sys/module/vivpoll", F_OK) == 0) {
 		snprintf(why, len, "/sys/module/vivpoll is left");
 		return -1;
@@ -1243,12 +1284,22 @@ static int usable_module(struct run *r, char *why, size_t len)
 
 #define CALL(n, s, c, a, t, u, e, f) { .name = n, .setup = s, .call = c, \
 	.after = a, .teardown = t, .usable = u, .errnos = e, .flags = f }
+#define CALL_FOCUS(n, s, c, a, t, u, e, f, in, until, within, must) { \
+	.name = n, .setup = s, .call = c, .after = a, .teardown = t, \
+	.usable = u, .errnos = e, .flags = f, .focus_in = in, \
+	.focus_until = until, .focus_within = within, .focus_must = must }
 
 static const struct call calls[] = {
-	CALL("probe (bind " VT_PDEV ")", setup_probe, call_probe, after_probe,
-	     close_all, usable_probe, 0, NO_DEVICE),
-	CALL("module load (n_devs=3)", setup_module, call_module, NULL,
-	     close_all, usable_module, E_MOD, NO_DEVICE),
+	/* the media core's registration of the video node, each point */
+	CALL_FOCUS("probe (bind " VT_PDEV ")", setup_probe, call_probe,
+		   after_probe, close_all, usable_probe, 0, NO_DEVICE,
+		   "__video_register_device", NULL, "vivpoll_probe",
+		   "dev_set_name"),
+	/* the first platform device's registration up to its probe */
+	CALL_FOCUS("module load (n_devs=3)", setup_module, call_module, NULL,
+		   close_all, usable_module, E_MOD, NO_DEVICE,
+		   "platform_device_add", "bus_probe_device", NULL,
+		   "dev_set_name"),
 	CALL("open", NULL, call_open, NULL, close_all, usable_node, 0, 0),
 	CALL("S_FMT", setup_fmt, call_s_fmt, after_s_fmt, close_all,
 	     usable_node, 0, 0),
@@ -1291,6 +1342,26 @@ static const struct call calls[] = {
 
 /* ---- a call's sequence, in a child ------------------------------------------ */
 
+/* ": f1 < f2 < ..." from a fault report's frames (not the "? " guesses) */
+static const char *stack_frames(const char *stack, char *buf, size_t len)
+{
+	const char *p, *e;
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (p = stack; *p; p = *e ? e + 1 : e) {
+		const char *plus;
+
+		e = strchrnul(p, '\n');
+		plus = memchr(p, '+', e - p);
+		if (!plus || strncmp(plus, "+0x", 3) || *p == '?' || used >= len)
+			continue;
+		used += snprintf(buf + used, len - used, "%s%.*s",
+				 used ? " < " : ": ", (int)(plus - p), p);
+	}
+	return buf;
+}
+
 struct seq {
 	bool ok;
 	unsigned int points;	/* what the counting run met */
@@ -1300,6 +1371,12 @@ struct seq {
 	double secs;
 	char why[512];
 	char stack[2048];
+	char last[2048];	/* the last injected fault's stack */
+	/* the focus: its first sampled point, the sample before it */
+	unsigned int focus_hit, focus_before, stride_faults;
+	unsigned int focus_runs, focus_faults, focus_first, focus_last;
+	unsigned int focus_passes;
+	bool focus_must_seen;
 };
 
 /* the stack the armed calls use is there, and locked with the rest */
@@ -1414,10 +1491,16 @@ static int one_run(const struct call *c, struct seq *s, unsigned int nth,
 	if (klog_judge(*fired, &v))
 		RUN_FAIL("%s %u (the call gave %s): the kernel log says: %s",
 			 what, nth, ret_str(ret), v.why);
-	if (verbose)
-		vt_diag("%s: %s %u: %s%s", c->name, what, nth, ret_str(ret),
+	if (*fired)
+		snprintf(s->last, sizeof(s->last), "%s", v.stack);
+	if (verbose) {
+		char frames[400];
+
+		vt_diag("%s: %s %u: %s%s%s", c->name, what, nth, ret_str(ret),
 			*fired ? (v.in_vivpoll ? " (in vivpoll's code)" :
-				  v.dumps ? "" : " (a __GFP_NOWARN allocation)") : "");
+				  v.dumps ? "" : " (a __GFP_NOWARN allocation)") : "",
+			stack_frames(v.stack, frames, sizeof(frames)));
+	}
 	if (*fired) {
 		s->faults++;
 		s->in_vivpoll += v.in_vivpoll;
@@ -1437,10 +1520,150 @@ fail:
 	if (!judged)
 		klog_judge(*fired, &v);
 	snprintf(s->stack, sizeof(s->stack), "%s", v.stack);
+	snprintf(s->last, sizeof(s->last), "%s", v.stack);
 	if (!judged && v.why[0])
 		vt_appendf(s->why, sizeof(s->why), "; the kernel log says: %s",
 			   v.why);
 	return -1;
+}
+
+/* A frame of the fault's stack (not a "? " guess) is fn */
+static bool stack_has(const char *stack, const char *fn)
+{
+	size_t l = strlen(fn);
+	const char *p;
+
+	for (p = stack; (p = strstr(p, fn)); p += l)
+		if ((p == stack || p[-1] == '\n') && !strncmp(p + l, "+0x", 3))
+			return true;
+	return false;
+}
+
+/*
+ * In the focus: in focus_in, and (until) not yet in focus_until; -1 when
+ * the fault has no report to tell (a __GFP_NOWARN allocation's, such as
+ * kmemleak's own object for each allocation)
+ */
+static int in_focus(const struct call *c, const char *stack, bool until)
+{
+	if (!stack[0])
+		return -1;
+	return stack_has(stack, c->focus_in) &&
+	       !(until && c->focus_until && stack_has(stack, c->focus_until));
+}
+
+/* A fault in the focus that landed in focus_must, by any run */
+static void note_must(const struct call *c, struct seq *s)
+{
+	if (in_focus(c, s->last, true) > 0 &&
+	    (!c->focus_must || stack_has(s->last, c->focus_must)))
+		s->focus_must_seen = true;
+}
+
+/*
+ * Past the start of the focus (for the bisection): in focus_in, or out of
+ * focus_within; -1 when the fault has no report to tell
+ */
+static int past_focus(const struct call *c, const char *stack)
+{
+	if (!stack[0])
+		return -1;
+	return stack_has(stack, c->focus_in) ||
+	       (c->focus_within && !stack_has(stack, c->focus_within));
+}
+
+/*
+ * After the stride: every point of the call's focus. A function's points
+ * are consecutive (its call is one stretch of the task's time), so its
+ * first one lies after the last sample before the first sample in it:
+ * bisect there, then fail each point from it on while the fault lands in
+ * the focus. 0 if each run passed, -1 with s->why if not.
+ */
+static int focused(const struct call *c, struct seq *s, uint64_t budget_ns)
+{
+	unsigned int lo = s->focus_before, hi = s->focus_hit, n = 0, left;
+	uint64_t t0 = vp_now_ns();
+	int fired, f = 0;
+
+	if (!hi) {
+		snprintf(s->why, sizeof(s->why),
+			 "no fault of the stride (1 in %u) landed in or after %s(): its points were not found",
+			 s->stride, c->focus_in);
+		return -1;
+	}
+	while (hi - lo > 1) {
+		/* the first point from the middle on whose report tells */
+		for (n = lo + (hi - lo) / 2; n < hi; n++) {
+			s->focus_runs++;
+			if (one_run(c, s, n, &fired, &left))
+				return -1;
+			f = fired ? past_focus(c, s->last) : 1;
+			if (fired)
+				note_must(c, s);
+			if (f >= 0)
+				break;
+		}
+		if (n == hi)
+			hi = lo + (hi - lo) / 2;	/* none told: from there */
+		else if (f > 0)
+			hi = n;
+		else
+			lo = n;
+	}
+	/*
+	 * A point's number moves from run to run, by up to twenty or so in
+	 * probe (some allocations, such as a new slab page, happen only now
+	 * and then): from FOCUS_BEFORE points
+	 * before the start found to FOCUS_AFTER after the last point seen in
+	 * the focus, again (FOCUS_PASSES) until a fault lands in focus_must
+	 */
+	lo = hi > FOCUS_BEFORE ? hi - FOCUS_BEFORE : 1;
+	while (!s->focus_passes ||
+	       (!s->focus_must_seen && s->focus_passes < FOCUS_PASSES)) {
+		unsigned int last = 0;
+
+		s->focus_passes++;
+		for (n = lo;; n++) {
+			if (s->focus_runs >= MAX_RUNS || vp_now_ns() - t0 > budget_ns) {
+				snprintf(s->why, sizeof(s->why),
+					 "the points of %s() did not end: at fault %u (pass %u) after %.0f s",
+					 c->focus_in, n, s->focus_passes,
+					 (vp_now_ns() - t0) / 1e9);
+				return -1;
+			}
+			s->focus_runs++;
+			if (one_run(c, s, n, &fired, &left))
+				return -1;
+			if (!fired)
+				break;
+			if (in_focus(c, s->last, true) > 0) {
+				if (!s->focus_first || n < s->focus_first)
+					s->focus_first = n;
+				if (n > s->focus_last)
+					s->focus_last = n;
+				last = n;
+				note_must(c, s);
+			}
+			if (n > (last ? last : hi) + FOCUS_AFTER)
+				break;
+		}
+	}
+	/* every point between the first and the last in the focus */
+	if (s->focus_first)
+		s->focus_faults = s->focus_last - s->focus_first + 1;
+	if (!s->focus_faults) {
+		snprintf(s->why, sizeof(s->why),
+			 "no fault from %u to %u landed in %s()", lo, n,
+			 c->focus_in);
+		return -1;
+	}
+	if (!s->focus_must_seen) {
+		snprintf(s->why, sizeof(s->why),
+			 "in %u passes over faults %u-%u, none landed in %s() in %s()",
+			 s->focus_passes, lo, n, c->focus_must, c->focus_in);
+		return -1;
+	}
+	return 0;
 }
 
 static void sequence(const struct call *c, struct seq *s, uint64_t budget_ns,
@@ -1501,10 +1724,26 @@ static void sequence(const struct call *c, struct seq *s, uint64_t budget_ns,
 		s->runs++;
 		if (one_run(c, s, n, &fired, &left))
 			goto out;
-		if (!fired)
+		if (!fired) {
+			/* the call ended: past the focus, if it was not seen */
+			if (c->focus_in && !s->focus_hit && s->focus_before)
+				s->focus_hit = n;
 			break;
+		}
+		if (c->focus_in)
+			note_must(c, s);
+		if (c->focus_in && !s->focus_hit) {
+			int f = past_focus(c, s->last);
+
+			/* with focus_within: a sample in it must come first */
+			if (f > 0 && (!c->focus_within || s->focus_before))
+				s->focus_hit = n;
+			else if (!f)
+				s->focus_before = n;
+		}
 	}
-	s->ok = true;
+	s->stride_faults = s->faults;
+	s->ok = !c->focus_in || !focused(c, s, 2 * budget_ns);
 out:
 	s->secs = (vp_now_ns() - t0) / 1e9;
 }
@@ -1588,7 +1827,7 @@ int main(int argc, char **argv)
 	s = vt_shared(sizeof(*s));
 	for (i = 0; i < VT_ARRAY_SIZE(calls); i++) {
 		const struct call *c = &calls[i];
-		char res[160], st[64];
+		char res[320], st[64];
 		pid_t pid;
 		int status;
 
@@ -1602,7 +1841,7 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 		if (pid < 0 ||
-		    vt_reap(&pid, &status, 1, vp_now_ns() + budget_ns + 180000000000ull) ||
+		    vt_reap(&pid, &status, 1, vp_now_ns() + 3 * budget_ns + 180000000000ull) ||
 		    !WIFEXITED(status) || WEXITSTATUS(status)) {
 			snprintf(s->why, sizeof(s->why), "its child: %s",
 				 pid < 0 ? strerror(errno) : vt_status_str(status, st, sizeof(st)));
@@ -1615,10 +1854,18 @@ int main(int argc, char **argv)
 			nok++;
 			if (s->stride > 1)
 				snprintf(res, sizeof(res), "%s survives 1 in %u of its %u allocations failing (%u faults)",
-					 c->name, s->stride, s->points, s->faults);
+					 c->name, s->stride, s->points, s->stride_faults);
 			else
 				snprintf(res, sizeof(res), "%s survives each of its %u allocations failing",
-					 c->name, s->faults);
+					 c->name, s->stride_faults);
+			if (c->focus_in)
+				vt_appendf(res, sizeof(res), ", and each of the %u in %s()%s%s, %s() among them (faults %u-%u, %u pass%s)",
+					   s->focus_faults, c->focus_in,
+					   c->focus_until ? " before " : "",
+					   c->focus_until ? c->focus_until : "",
+					   c->focus_must, s->focus_first,
+					   s->focus_last, s->focus_passes,
+					   s->focus_passes > 1 ? "es" : "");
 			vt_ok(true, res, NULL);
 		} else {
 			snprintf(res, sizeof(res), "%s survives each of its allocations failing",
