@@ -50,20 +50,20 @@
  * and shows the injected fault's stack. After all sequences, kmemleak must
  * report nothing.
  *
- * A stride can step over a short function, and a point's number moves by
- * up to twenty from run to run (a new slab page now and then), so fail-nth
- * alone cannot aim at one. Where the kernel's own error paths had bugs (the name
- * of __video_register_device(), platform_device_add()'s dev_set_name(): the
- * fixes are in patches/), a call has a focus: every point whose injected
- * fault's stack has that function, whatever the stride. A function's
- * points are consecutive, so after the stride the suite bisects between
- * the last sample before the function and the first in it (or past it:
- * out of the caller it is the last allocating call of), then fails each
- * point from FOCUS_BEFORE before the start found to FOCUS_AFTER after the
- * last one seen in the function, and again (up to FOCUS_PASSES) until a
- * fault has landed where the bug was (focus_must: dev_set_name()). The
- * stacks come from the reports (failslab's verbose 2); a __GFP_NOWARN
- * allocation's fault has none and tells nothing.
+ * A stride can step over a short function, and a point's number moves by up
+ * to twenty from run to run (a new slab page now and then), so fail-nth
+ * alone cannot aim at one. Where the kernel's own error paths had bugs (the
+ * name of __video_register_device(), platform_device_add()'s
+ * dev_set_name(): the fixes are in patches/), a call has a focus: every
+ * point whose injected fault's stack has that function, whatever the
+ * stride. A function's points are consecutive, so after the stride the
+ * suite bisects between the last sample before the function and the first
+ * in it (or past it: out of the caller it is the last allocating call of),
+ * then fails each point from FOCUS_BEFORE before the start found to
+ * FOCUS_AFTER after the last one seen in the function, and again (up to
+ * FOCUS_PASSES) until a fault has landed where the bug was (focus_must:
+ * dev_set_name()). The stacks come from the reports (failslab's verbose 2);
+ * a __GFP_NOWARN allocation's fault has none and tells nothing.
  *
  * The suite reads and clears the kernel log after each run (one
  * SYSLOG_ACTION_READ_CLEAR: nothing written meanwhile is lost), so that
