@@ -1540,22 +1540,22 @@ static bool stack_has(const char *stack, const char *fn)
 }
 
 /*
- * In the focus: in focus_in, and (until) not yet in focus_until; -1 when
- * the fault has no report to tell (a __GFP_NOWARN allocation's, such as
+ * In the focus: in focus_in, and not yet in focus_until; -1 when the
+ * fault has no report to tell (a __GFP_NOWARN allocation's, such as
  * kmemleak's own object for each allocation)
  */
-static int in_focus(const struct call *c, const char *stack, bool until)
+static int in_focus(const struct call *c, const char *stack)
 {
 	if (!stack[0])
 		return -1;
 	return stack_has(stack, c->focus_in) &&
-	       !(until && c->focus_until && stack_has(stack, c->focus_until));
+	       !(c->focus_until && stack_has(stack, c->focus_until));
 }
 
 /* A fault in the focus that landed in focus_must, by any run */
 static void note_must(const struct call *c, struct seq *s)
 {
-	if (in_focus(c, s->last, true) > 0 &&
+	if (in_focus(c, s->last) > 0 &&
 	    (!c->focus_must || stack_has(s->last, c->focus_must)))
 		s->focus_must_seen = true;
 }
@@ -1636,7 +1636,7 @@ static int focused(const struct call *c, struct seq *s, uint64_t budget_ns)
 				return -1;
 			if (!fired)
 				break;
-			if (in_focus(c, s->last, true) > 0) {
+			if (in_focus(c, s->last) > 0) {
 				if (!s->focus_first || n < s->focus_first)
 					s->focus_first = n;
 				if (n > s->focus_last)
