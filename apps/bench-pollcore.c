@@ -21,7 +21,13 @@
  * JSON object a row: the minimum and median over the rounds of the time
  * per call (wall, and the thread's CPU clock). The minimum is the figure:
  * on a shared host under TCG, noise (the vCPU thread preempted) only ever
- * adds.
+ * adds. Before each sample, a sleep of a pseudo-random 0 to 4 ms moves its
+ * start against the guest's timer tick (HZ=250): under QEMU -icount, where
+ * a sample's time is a count of the guest's instructions, a row whose
+ * samples met the tick at the same place in every round kept the tick's
+ * instructions in its minimum (seen on 2026-12-05: poll() on 64 fds 61
+ * instructions a call apart between two kernels with the same
+ * fs/select.c, about 16,000 a sample).
  *
  * And one reference row ("call": "getppid"): before each state and switch
  * setting of a round, --work getppid() system calls, which touch neither
@@ -41,6 +47,7 @@
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench-util.h"
@@ -212,10 +219,23 @@ static void time_ref(struct row *ref, unsigned long r, unsigned long work)
 		ref->cpu[r] = c;
 }
 
+/* Sleep 0 to 4 ms, pseudo-random from *seed: a sample's start against the tick */
+static void shift_phase(uint64_t *seed)
+{
+	struct timespec ts = { 0, 0 };
+
+	*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+	ts.tv_nsec = (long)((*seed >> 33) % 4000000);
+	nanosleep(&ts, NULL);
+}
+
 /* Round r of every call and count, in state st with the switch at sw */
 static void time_rows(struct pc *p, struct row *rows, size_t nrows, int st,
 		      int sw, unsigned long r, unsigned long work)
 {
+	static uint64_t seed = 1;
+
+	shift_phase(&seed);
 	time_ref(&rows[nrows], r, work);
 	for (int m = 0; m < NR_CALLS; m++) {
 		int call = (int)((m + r) % NR_CALLS);
@@ -232,6 +252,7 @@ static void time_rows(struct pc *p, struct row *rows, size_t nrows, int st,
 					w = &rows[x];
 			if (call == CALL_SELECT)
 				select_bits(p, n);
+			shift_phase(&seed);
 			w0 = vp_now_ns();
 			c0 = bench_thread_cpu_ns();
 			for (q = 0; q < calls; q++) {

@@ -613,13 +613,18 @@ class Report:
                               "not run: " + hc["skipped"], "", "", "", "not run"))
             return
         data, problems = self.core_load()
+        icount = hc.get("clock") == "icount"
+        unit = "instr" if icount else "ns"
         out = {"method": "select(), poll(), epoll_wait() with a zero timeout on eventfds, "
-                         "time per call: the minimum over rounds in a boot, then over "
+                         + ("guest instructions per call (QEMU -icount shift=0: the guest's "
+                            "clock advances 1 ns an instruction), " if icount else "")
+                         + "time per call: the minimum over rounds in a boot, then over "
                          "the boots of each kernel; noise: how far apart the boots of "
                          "one kernel are (the wider kernel's); info (ref_ratio, "
                          "ref_noise): the same with each boot's rows over its own "
                          "getppid() time, which takes out a host busier in one boot",
                "boots": {k: len(v) for k, v in data.items()},
+               "clock": "icount" if icount else "wall", "unit": unit,
                "target": TARGETS["core_off_vs_unpatched"], "noise_limit": CORE_NOISE_LIMIT,
                "problems": problems, "rows": []}
         self.res["poll_core"] = out
@@ -627,8 +632,9 @@ class Report:
             self.errors.append({"phase": "pollcore", "test": "pollcore", "error": pr})
         lim = TARGETS["core_off_vs_unpatched"]
         self.rows.append(("6", "Poll core, patch built in, switch off, vs unpatched",
-                          "ns a call", "{} + {} boots".format(len(data["default"]),
-                                                              len(data["noknob"])),
+                          ("instructions a call (icount)" if icount else "ns a call"),
+                          "{} + {} boots".format(len(data["default"]),
+                                                 len(data["noknob"])),
                           "ratio (noise)", "", ""))
         on_rows = []
         counts = sorted({k[1] for bs in data.values() for b in bs for k in b
@@ -688,19 +694,20 @@ class Report:
                     shown = st_v if st_v != "noise" else (
                         "noise > {:.0%}: {:.3f}x-{:.3f}x".format(CORE_NOISE_LIMIT, lo, hi)
                         if lo is not None else "noise not measured (1 boot)")
-                    self.rows.append(("", label, "{:.0f} ns".format(p),
-                                      "unpatched {:.0f} ns".format(u),
+                    self.rows.append(("", label, "{:.0f} {}".format(p, unit),
+                                      "unpatched {:.0f} {}".format(u, unit),
                                       "{:.3f}x ({})".format(
                                           r, "n/a" if noise is None else "{:.1%}".format(noise)),
                                       "<= {:g}x".format(lim), shown))
                     if on:
                         on_rows.append((label, min(on), p, u, min(on) / p, min(on) / u))
                         row.update(on_vs_off=min(on) / p, on_vs_unpatched=min(on) / u)
-        self.rows.append(("7", "Poll core, switch on, vs off (same boots)", "ns a call",
+        self.rows.append(("7", "Poll core, switch on, vs off (same boots)",
+                          ("instructions a call" if icount else "ns a call"),
                           "", "on/off, on/unpatched", "", ""))
         for label, o, p, u, r_off, r_un in on_rows:
-            self.rows.append(("", label, "on {:.0f} ns".format(o),
-                              "off {:.0f} ns, unpatched {:.0f} ns".format(p, u),
+            self.rows.append(("", label, "on {:.0f} {}".format(o, unit),
+                              "off {:.0f} {u}, unpatched {:.0f} {u}".format(p, u, u=unit),
                               "{:.3f}x, {:.3f}x".format(r_off, r_un), "", "info"))
         if not on_rows:
             self.rows.append(("", "  (no switch-on rows)", "n/a", "", "", "", "info"))
@@ -708,42 +715,81 @@ class Report:
     # ---- 8. fan-out: N waiters on one vivpoll node vs one eventfd ------------
     FANOUT_APIS = ("select", "poll", "epoll")
 
+    def fanout_icount(self):
+        """The runs of the fan-out boot on the instruction counter: a list,
+        or None when there was none (BENCH_FANOUT_CLOCK=wall); a boot that
+        failed or left no results is an error and an empty list."""
+        hf = self.host.get("fanout") or {}
+        if not hf.get("requested"):
+            return None
+        prob = None
+        if hf.get("rc") != 0:
+            prob = "the fan-out boot (icount) exited with status {}".format(hf.get("rc"))
+        else:
+            try:
+                with open(os.path.join(self.dir, hf["file"])) as f:
+                    raw = json.load(f)
+                runs = [r for r in raw.get("runs", []) if r.get("phase") == "fanout"]
+                if runs:
+                    return runs
+                prob = "the fan-out boot (icount) has no fanout rows"
+            except (OSError, ValueError, KeyError) as e:
+                prob = "the fan-out boot (icount) left no results ({})".format(e)
+        self.errors.append({"phase": "fanout", "test": "icount boot", "error": prob})
+        return []
+
     def fanout(self):
         if self.skipped("fanout", "8", "Fan-out"):
             return
-        runs = [r for r in self.runs if r.get("phase") == "fanout"]
+        wall = [r for r in self.runs if r.get("phase") == "fanout"]
+        ic = self.fanout_icount()
+        icount = ic is not None
+        # the verdicts: the instruction counter's runs if there was that
+        # boot, else the first boot's (by the host's clock)
+        runs = ic if icount else wall
         good = [r for r in runs if "error" not in r]
+        wall_good = [r for r in wall if "error" not in r]
         counts = sorted({r["waiters"] for r in good})
         lim = TARGETS["fanout_cpu_vs_eventfd"]
-        out = {"method": "N waiter processes on CPU 0 (vivpoll's each taking its "
+        out = {"clock": "icount" if icount else "wall",
+               "method": "N waiter processes on CPU 0 (vivpoll's each taking its "
                          "event with DQEVENT, eventfd's taking nothing); latency: the last "
                          "waiter's wake-up minus the signal; CPU (the verdict): the "
                          "waiters' thread clocks across their waits plus the "
                          "signaller's across the signal, divided by N, per event, "
                          "the median over the events of every round (a preempted "
-                         "vCPU only adds); the mean as info",
-               "target_cpu_vs_eventfd": lim, "groups": {}}
+                         "vCPU only adds); the mean as info"
+                         + ("; the verdicts' runs in a boot of their own on QEMU's "
+                            "instruction counter (-icount shift=0, one vCPU): CPU in "
+                            "guest instructions (1 us = 1000); groups_wall: the first "
+                            "boot's, by the host's clock under TCG (info)" if icount else ""),
+               "target_cpu_vs_eventfd": lim, "groups": {}, "groups_wall": {}}
         self.res["fanout"] = out
-        # correctness: every waiter woke for every event, the engine never ran
-        wk = sum(r["wakeups"] for r in good)
-        wke = sum(r["wakeups_expected"] for r in good)
-        starts = sum(r.get("engine_starts", 0) for r in good)
-        frames = sum(r.get("frames", 0) for r in good)
-        bad = [r for r in good if not r.get("ok")]
-        errs = [r for r in runs if "error" in r]
+        # correctness, in every fan-out run of every boot: every waiter woke
+        # for every event, the engine never ran
+        both = runs + (wall if icount else [])
+        both_good = [r for r in both if "error" not in r]
+        wk = sum(r["wakeups"] for r in both_good)
+        wke = sum(r["wakeups_expected"] for r in both_good)
+        starts = sum(r.get("engine_starts", 0) for r in both_good)
+        frames = sum(r.get("frames", 0) for r in both_good)
+        bad = [r for r in both_good if not r.get("ok")]
+        errs = [r for r in both if "error" in r]
         ok = good and not bad and not errs and wk == wke and starts == 0 and frames == 0
+        runs = both
         st = "met" if ok else ("error" if errs or not good else "missed")
         self.verdicts.append(("fan-out: every waiter woken, no engine start", st))
         out.update(runs=len(runs), failed_runs=len(errs) + len(bad), wakeups=wk,
                    wakeups_expected=wke, engine_starts=starts, frames=frames, met_correct=st)
-        self.rows.append(("8", "Fan-out: N waiters, one event (CPU 0)", "vivpoll, POLLPRI",
+        self.rows.append(("8", "Fan-out: N waiters, one event (CPU 0){}".format(
+            ", CPU in guest instructions (icount)" if icount else ""), "vivpoll, POLLPRI",
                           "eventfd, POLLIN", "", "", ""))
         self.rows.append(("", "  every waiter woken for every event; starts / frames",
                           "{} of {}; {} / {}".format(wk, wke, starts, frames),
                           "{} runs, {} failed".format(len(runs), len(errs) + len(bad)), "",
                           "all; = 0 / = 0", st))
 
-        def group(kind, api, n):
+        def group(kind, api, n, good=good):
             rs = [r for r in good if r["kind"] == kind and r["api"] == api and r["waiters"] == n]
             if not rs:
                 return None
@@ -764,6 +810,7 @@ class Report:
                     "first_p50_us": statistics.median(r["first_p50_us"] for r in rs)}
 
         us = "{:.1f} us"
+        cu = "{:.2f}k instr" if icount else us
         for api in self.FANOUT_APIS:
             g = {}
             for n in counts:
@@ -775,15 +822,26 @@ class Report:
                 out["groups"]["{} {}".format(api, n)].update(ratio=r, met=stv)
                 self.rows.append(("", "  {}, {} waiter{}: CPU per event per waiter, p50".format(
                     api, n, "" if n == 1 else "s"),
-                    fnum(v and v["cpu_us_per_waiter"], us),
-                    "eventfd " + fnum(e and e["cpu_us_per_waiter"], us), fratio(r),
+                    fnum(v and v["cpu_us_per_waiter"], cu),
+                    "eventfd " + fnum(e and e["cpu_us_per_waiter"], cu), fratio(r),
                     "<= {:g}x".format(lim), stv))
 
                 self.rows.append(("", "    mean over the events", fnum(
-                    v and v["cpu_mean_us_per_waiter"], us), "eventfd " + fnum(
-                    e and e["cpu_mean_us_per_waiter"], us), fratio(ratio(
+                    v and v["cpu_mean_us_per_waiter"], cu), "eventfd " + fnum(
+                    e and e["cpu_mean_us_per_waiter"], cu), fratio(ratio(
                         v and v["cpu_mean_us_per_waiter"], e and e["cpu_mean_us_per_waiter"])),
                     "", "info"))
+                if icount:
+                    # the same by the host's clock (TCG), the first boot
+                    vw = group("vivpoll", api, n, wall_good)
+                    ew = group("eventfd", api, n, wall_good)
+                    out["groups_wall"]["{} {}".format(api, n)] = {"vivpoll": vw, "eventfd": ew}
+                    self.rows.append(("", "    by the host's clock (TCG), p50", fnum(
+                        vw and vw["cpu_us_per_waiter"], us), "eventfd " + fnum(
+                        ew and ew["cpu_us_per_waiter"], us), fratio(ratio(
+                            vw and vw["cpu_us_per_waiter"], ew and ew["cpu_us_per_waiter"])),
+                        "", "info"))
+                    v, e = vw, ew   # latency: real time under TCG
 
                 def lp(x):
                     return "n/a" if not x else "{:.0f} / {:.0f} us".format(
@@ -1081,13 +1139,14 @@ def chart_core(res, png):
                          on / un if on else None))
         for st in (1, 0):
             files["{}-{}.dat".format(call, st)] = [x[:1] + x[2:] for x in rows if x[1] == st]
-    cost = "\n".join("""set title "{c}(): ns per call"
+    unit = "instructions (QEMU -icount)" if pc.get("clock") == "icount" else "ns"
+    cost = "\n".join("""set title "{c}(): {u} per call"
 plot '{{d}}/{c}-1.dat' using 1:2 with linespoints lw 2 pt 7 lc rgb "#7f7f7f" title "unpatched, ready", \\
      '' using 1:3 with linespoints lw 1 pt 5 lc rgb "#1f77b4" title "switch off, ready", \\
      '' using 1:4 with linespoints lw 1 pt 9 dt 2 lc rgb "#d62728" title "switch on, ready", \\
      '{{d}}/{c}-0.dat' using 1:2 with linespoints lw 2 pt 6 lc rgb "#7f7f7f" title "unpatched, not ready", \\
      '' using 1:3 with linespoints lw 1 pt 4 lc rgb "#1f77b4" title "switch off, not ready", \\
-     '' using 1:4 with linespoints lw 1 pt 8 dt 2 lc rgb "#d62728" title "switch on, not ready\"""".format(c=c)
+     '' using 1:4 with linespoints lw 1 pt 8 dt 2 lc rgb "#d62728" title "switch on, not ready\"""".format(c=c, u=unit)
                      for c in Report.CORE_CALLS)
     rat = "\n".join("""set title "{c}(): patched / unpatched (bars: noise floor)"
 plot {lim} with lines lw 2 lc rgb "red" title "target {lim}x", \\
@@ -1123,6 +1182,7 @@ def chart_fanout(res, png):
     if not isinstance(fo, dict) or not fo.get("groups"):
         return None
     files = {}
+    icount = fo.get("clock") == "icount"
     for api in Report.FANOUT_APIS:
         rows = []
         for key, g in fo["groups"].items():
@@ -1130,20 +1190,25 @@ def chart_fanout(res, png):
             if a != api:
                 continue
             v, e = g.get("vivpoll") or {}, g.get("eventfd") or {}
-            rows.append((int(n), v.get("last_p50_us"), v.get("last_p99_us"),
-                         e.get("last_p50_us"), e.get("last_p99_us"),
+            # latency: real time (the first boot's, under TCG), also when
+            # the CPU's verdict counted instructions
+            w = (fo.get("groups_wall") or {}).get(key) if icount else g
+            lv, le = (w or {}).get("vivpoll") or {}, (w or {}).get("eventfd") or {}
+            rows.append((int(n), lv.get("last_p50_us"), lv.get("last_p99_us"),
+                         le.get("last_p50_us"), le.get("last_p99_us"),
                          v.get("cpu_us_per_waiter"), e.get("cpu_us_per_waiter")))
         files[api + ".dat"] = sorted(rows)
-    lat = "\n".join("""set title "{a}: event to the last waiter's wake-up"
+    lat = "\n".join("""set title "{a}: event to the last waiter's wake-up (TCG)"
 plot '{{d}}/{a}.dat' using 1:2 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "vivpoll p50", \\
      '' using 1:3 with linespoints lw 1 pt 7 dt 2 lc rgb "#1f77b4" title "vivpoll p99", \\
      '' using 1:4 with linespoints lw 2 pt 5 lc rgb "#ff7f0e" title "eventfd p50", \\
      '' using 1:5 with linespoints lw 1 pt 5 dt 2 lc rgb "#ff7f0e" title "eventfd p99\"""".format(a=a)
                     for a in Report.FANOUT_APIS)
-    cpu = "\n".join("""set title "{a}: CPU per event per waiter (median over events)"
+    cpu = "\n".join("""set title "{a}: CPU per event per waiter, p50{{i}}"
 plot '{{d}}/{a}.dat' using 1:6 with linespoints lw 2 pt 7 lc rgb "#1f77b4" title "vivpoll", \\
      '' using 1:7 with linespoints lw 2 pt 5 lc rgb "#ff7f0e" title "eventfd\"""".format(a=a)
                     for a in Report.FANOUT_APIS)
+    cpu = cpu.replace("{i}", " (QEMU -icount)" if icount else "")
     script = """set terminal pngcairo size 1500,900 font "sans,10" noenhanced
 set output '{png}'
 set multiplot layout 2,3 title "make bench: fan-out, N waiters on one vivpoll node (POLLPRI) vs one eventfd, all on CPU 0\\n{stamp}"
@@ -1158,10 +1223,11 @@ set ylabel "us"
 {lat}
 unset logscale y
 set yrange [0:*]
-set ylabel "us per event per waiter"
+set ylabel "{cu} per event per waiter"
 {cpu}
 unset multiplot
-""".format(png=png, lat=lat, cpu=cpu, stamp=fo.get("stamp", ""))
+""".format(png=png, lat=lat, cpu=cpu, stamp=fo.get("stamp", ""),
+           cu="thousand instructions" if icount else "us")
     return gnuplot(script, png, files)
 
 

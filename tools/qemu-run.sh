@@ -14,7 +14,13 @@
 # VIVPOLL_QEMU_CPU replaces the CPU model (default: max,-erms,-fsrm, see
 # below), for experiments such as max; VIVPOLL_APPEND adds to the kernel's
 # command line (e.g. nowatchdog, to time the guest without the lockup
-# detectors).
+# detectors). VIVPOLL_ICOUNT=N runs the guest on QEMU's instruction
+# counter (-icount shift=N,sleep=off: its clocks advance 2^N ns for each
+# instruction it executes, and idle time is skipped), on one vCPU (QEMU
+# 7.2's single-threaded TCG under -icount hangs bringing up a second) and
+# TCG only: a guest's timings are then counts of its own instructions,
+# the same from boot to boot whatever the host does (make bench's poll
+# core and fan-out verdicts).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -54,7 +60,14 @@ printf '%s\n' "$cmd" > "$ctl/cmd.sh"
 # while TCG runs rep movsb a byte per step (a 1280x720 YUYV frame: 3.0 ms
 # against 0.8 ms with rep movsq; see docs/measurements.md).
 cpu=${VIVPOLL_QEMU_CPU:-max,-erms,-fsrm}
-qemu=(qemu-system-x86_64 -machine q35 -cpu "$cpu" -smp 2 -m 2048 -nodefaults
+icount=${VIVPOLL_ICOUNT:-}
+smp=2
+case "$icount" in
+'') ;;
+[0-9]|10) smp=1 ;;
+*) die "VIVPOLL_ICOUNT wants a shift of 0 to 10, not '$icount'" ;;
+esac
+qemu=(qemu-system-x86_64 -machine q35 -cpu "$cpu" -smp "$smp" -m 2048 -nodefaults
 	-no-reboot -display none -kernel "$kernel" -initrd "$initrd"
 	-append "console=ttyS0 quiet loglevel=4 log_buf_len=8M panic=-1 oops=panic rdinit=/init${VIVPOLL_APPEND:+ $VIVPOLL_APPEND}"
 	-virtfs "local,path=$HOSTDIR,mount_tag=host,security_model=none,id=host")
@@ -62,6 +75,8 @@ qemu=(qemu-system-x86_64 -machine q35 -cpu "$cpu" -smp 2 -m 2048 -nodefaults
 # KVM only where it really boots a guest (it does not on these machines:
 # QEMU aborts setting an MSR); probed once per machine, then TCG.
 accel=${VIVPOLL_ACCEL:-auto}
+[ -z "$icount" ] || accel=${VIVPOLL_ACCEL:-tcg}
+[ -z "$icount" ] || [ "$accel" = tcg ] || die "VIVPOLL_ICOUNT counts instructions under TCG only, not with VIVPOLL_ACCEL=$accel"
 if [ "$accel" = auto ]; then
 	probe=$VIVPOLL_CACHE/accel-probe
 	if [ ! -f "$probe" ]; then
@@ -80,7 +95,12 @@ if [ "$accel" = auto ]; then
 fi
 case "$accel" in
 kvm) qemu+=(-accel kvm); qemu=("${qemu[@]/#$cpu/host}") ;;
-tcg) qemu+=(-accel tcg) ;;
+tcg)
+	if [ -n "$icount" ]; then
+		qemu+=(-accel tcg,thread=single -icount "shift=$icount,sleep=off")
+	else
+		qemu+=(-accel tcg)
+	fi ;;
 *) die "VIVPOLL_ACCEL is kvm, tcg or auto, not '$accel'" ;;
 esac
 
