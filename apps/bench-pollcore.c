@@ -22,12 +22,16 @@
  * per call (wall, and the thread's CPU clock). The minimum is the figure:
  * on a shared host under TCG, noise (the vCPU thread preempted) only ever
  * adds. Before each sample, a sleep of a pseudo-random 0 to 4 ms moves its
- * start against the guest's timer tick (HZ=250): under QEMU -icount, where
- * a sample's time is a count of the guest's instructions, a row whose
- * samples met the tick at the same place in every round kept the tick's
- * instructions in its minimum (seen on 2026-12-05: poll() on 64 fds 61
- * instructions a call apart between two kernels with the same
- * fs/select.c, about 16,000 a sample).
+ * start against the guest's timer tick (HZ=250), so that no row meets the
+ * tick at the same place in every round. It was added for poll() on 64
+ * fds, 61 instructions a call apart between two kernels with the same
+ * fs/select.c (2026-12-05), but the tick was not that: on 2026-12-06, one
+ * boot of three of one kernel under QEMU -icount gave 7742.8 a call on
+ * that row in every round and the other two 7681.8, and so did single
+ * calls timed one by one (the fastest of 320, a trial). Some state of
+ * the booted guest, not the code, costs those 61 (the row allocates with
+ * kmalloc() under SLOB: a guess); the boots of each kernel, whose spread
+ * is the row's noise, are what shows it.
  *
  * And one reference row ("call": "getppid"): before each state and switch
  * setting of a round, --work getppid() system calls, which touch neither
