@@ -90,6 +90,14 @@ def threads_ms_per_frame(rs, floor):
     return sum(r[k] for r in rs for k in keys) / fr
 
 
+def frame_sizes(m):
+    """The frame windows of the run, as the guest's meta says them."""
+    sl = m.get("frame_slices", 1)
+    return "{} s a side a round{} x {} rounds".format(
+        m.get("secs", "?"), " in {} slices".format(sl) if sl != 1 else "",
+        m.get("rounds", "?"))
+
+
 def pct(v, q):
     """Nearest-rank percentile, as the guest computes it."""
     v = sorted(x for x in v if x is not None)
@@ -166,6 +174,9 @@ class Report:
                      if base and base[0].get("all_tasks_ms") is not None else None)
             base_rates.append(rate)
             row = {"round": rd, "idle_busy_ms_per_s": rate, "idle_tasks_ms_per_s": xrate}
+            # a round measures each side in one run or in several (its
+            # slices, interleaved with the other sides': guest/bench.sh)
+            mine = {}
             for r in self.sel("frame", round=rd):
                 d = r.get("driver")
                 if d == "vivpoll" and r.get("map") == "ro":
@@ -177,9 +188,13 @@ class Report:
                         if xrate is not None and r.get("all_tasks_ms") is not None else None)
                 prod = r.get("task_ms") if d not in floors else r.get("self_ms")
                 per[d].append(dict(r, net_ms=net, exact_net_ms=xnet, producer_ms=prod))
-                row.setdefault("ticks_ms_per_frame", {})[d] = net / r["frames"]
+                mine.setdefault(d, []).append(per[d][-1])
+            for d, rs in mine.items():
+                row.setdefault("ticks_ms_per_frame", {})[d] = (
+                    sum(r["net_ms"] for r in rs) / sum(r["frames"] for r in rs))
                 row.setdefault("threads_ms_per_frame", {})[d] = threads_ms_per_frame(
-                    [r], d in floors)
+                    rs, d in floors)
+                row.setdefault("runs", {})[d] = len(rs)
             # One round's busy ticks can be 0 (a 100 Hz sample of short
             # bursts): its tick ratio is then not defined; the pooled one is.
             tk = row.get("ticks_ms_per_frame", {})
@@ -987,7 +1002,7 @@ def stamp(res, note="", core=False):
         sizes = "waiters {}, {} rounds".format(m.get("fanout_counts", "?"),
                                                m.get("fanout_rounds", "?"))
     else:
-        sizes = "{} s windows x {} rounds".format(m.get("secs", "?"), m.get("rounds", "?"))
+        sizes = frame_sizes(m)
     return "{}, commit {}; kernel {}, {} vCPUs, {}{}".format(
         time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), c, m.get("kernel", "?"),
         m.get("cpus", "?"), sizes, note)
@@ -1292,8 +1307,8 @@ def main():
     m = res.get("meta", {})
     print()
     print("make bench: vivpoll against vivid, memcpy and eventfd; ratios from one guest boot")
-    print("(kernel {}, {} vCPUs under QEMU TCG; {} s windows x {} rounds)".format(
-        m.get("kernel", "?"), m.get("cpus", "?"), m.get("secs", "?"), m.get("rounds", "?")))
+    print("(kernel {}, {} vCPUs under QEMU TCG; {})".format(
+        m.get("kernel", "?"), m.get("cpus", "?"), frame_sizes(m)))
     print()
     print(rep.table())
     print()

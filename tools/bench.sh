@@ -22,7 +22,7 @@
 # (and copies the charts to docs/ after a whole run). Exits non-zero if a
 # target is missed or a measurement failed.
 #
-# Sizes pass through to the guest (see guest/bench.sh): BENCH_SECS, BENCH_BUFFERS, BENCH_FRAME_CPUS,
+# Sizes pass through to the guest (see guest/bench.sh): BENCH_SECS, BENCH_FRAME_SLICES, BENCH_BUFFERS, BENCH_FRAME_CPUS,
 # BENCH_ROUNDS, BENCH_RATE_SECS, BENCH_EVENTS, BENCH_CPUS, BENCH_POLLS,
 # BENCH_POLL_ROUNDS, BENCH_IDLE_SECS, BENCH_IDLE_PROCS, BENCH_FANOUT_COUNTS,
 # BENCH_FANOUT_ROUNDS, BENCH_FANOUT_EVENTS, BENCH_CORE_ROUNDS,
@@ -37,6 +37,10 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 cd "$TOP"
+
+case "${BENCH_FRAME_SLICES:-4}" in
+''|0|*[!0-9]*) die "BENCH_FRAME_SLICES is a count >= 1, not '$BENCH_FRAME_SLICES'" ;;
+esac
 
 HOSTDIR=${HOSTDIR:-$TOP/out}
 export HOSTDIR
@@ -70,7 +74,7 @@ done
 # 2. the guest measurements, one boot (the phases BENCH_ONLY names, less
 #    pollcore, which has boots of its own below)
 vars=
-for v in BENCH_SECS BENCH_ROUNDS BENCH_BUFFERS BENCH_FRAME_CPUS BENCH_RATE_SECS BENCH_EVENTS BENCH_CPUS \
+for v in BENCH_SECS BENCH_FRAME_SLICES BENCH_ROUNDS BENCH_BUFFERS BENCH_FRAME_CPUS BENCH_RATE_SECS BENCH_EVENTS BENCH_CPUS \
 	BENCH_POLLS BENCH_POLL_ROUNDS BENCH_IDLE_SECS BENCH_IDLE_PROCS BENCH_FANOUT_COUNTS \
 	BENCH_FANOUT_ROUNDS BENCH_FANOUT_EVENTS BENCH_CORE_ROUNDS BENCH_CORE_WORK; do
 	if [ -n "${!v:-}" ]; then
