@@ -1279,9 +1279,10 @@ def main():
     # the stamp on a line of its own; the misses on the next, cut to fit
     # (the table names them all)
     miss = ", ".join(missed)
-    err = chart(res, os.path.abspath(a.png), "\\ntargets: {} met, {} missed{}".format(
+    nnoise = sum(1 for _, s in rep.verdicts if s == "noise")
+    err = chart(res, os.path.abspath(a.png), "\\ntargets: {} met, {} missed{}{}".format(
         met, len(missed), (" (" + (miss if len(miss) <= 150 else miss[:147] + "...") + ")")
-        if missed else ""))
+        if missed else "", ", {} within noise (no verdict)".format(nnoise) if nnoise else ""))
     if err:
         res["errors"].append({"phase": "host", "test": "chart", "error": err})
         res["targets_met"] = False
