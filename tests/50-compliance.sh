@@ -396,6 +396,7 @@ echo 0 > $tdir/events/vivpoll/vivpoll_drop/enable
 if grep -q ' vivpoll_drop: ' $trace; then
 	{ echo "frame slots dropped, as the driver traced them:"; grep -o 'vivpoll_drop: .*' $trace; } | diag
 fi
+rmdir $tdir
 wait
 long=$(awk -v ival="$ival" '$4 - 10 >= ival' $stalls)
 [ -z "$long" ] || { echo "vCPU stops of $ival ms or more while the suite ran (and $(($(wc -l < $stalls) - $(echo "$long" | wc -l))) shorter ones, of 2 ms or more):"; echo "$long"; } | diag
