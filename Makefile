@@ -18,9 +18,6 @@ endif
 ifdef TIER
 export TIER
 endif
-ifdef LANES
-export LANES
-endif
 
 .PHONY: all deps kernel guest run shell demo check check-full check-harness check-all series check-series bench clean help
 

@@ -18,7 +18,7 @@ ctrl() { v4l2-ctl -d "$dev" -C "$1" | awk '{ print $2 }'; }
 starts() { ctrl engine_starts; }
 mark() { echo "$1" > "$t/trace_marker"; }
 bright() { mark "raise: brightness $1"; v4l2-ctl -d "$dev" -c brightness="$1"; }
-events="vivpoll/vivpoll_poll vivpoll/vivpoll_engine_start vivpoll/vivpoll_engine_stop v4l2/vb2_v4l2_buf_done"
+events="vivpoll/vivpoll_poll vivpoll/vivpoll_engine_start vivpoll/vivpoll_engine_stop vb2/vb2_buf_done"
 mkdir -p "$out"
 rm -f "$out"/gst-*.png "$out"/ffmpeg-*.png
 exec 3>&1 > "$log" 2>&1

@@ -96,7 +96,7 @@ step "$erc" "vivpoll-events --self-test: every event arrives, the engine never r
 # scene NAME SWITCH: the watcher waits 2.5 s; brightness changes at 0.6 and
 # 1.4 s; the vivpoll tracepoints record each poll call, engine start and
 # stop, vb2's each buffer done, with CLOCK_MONOTONIC time stamps.
-events="vivpoll/vivpoll_poll vivpoll/vivpoll_engine_start vivpoll/vivpoll_engine_stop v4l2/vb2_v4l2_buf_done"
+events="vivpoll/vivpoll_poll vivpoll/vivpoll_engine_start vivpoll/vivpoll_engine_stop vb2/vb2_buf_done"
 trace_on() {
 	echo 0 > "$t/tracing_on"
 	echo mono > "$t/trace_clock"
@@ -140,7 +140,7 @@ scene() {
 				sw ? "on:" : "off:", n, ms, s ? "started " s " time(s), by " by : "never started" }' "$out/trace-$1.txt"
 	return $rc
 }
-section "that watcher traced (tracepoints vivpoll_poll, _engine_start/_stop, vb2_v4l2_buf_done)"
+section "that watcher traced (tracepoints vivpoll_poll, _engine_start/_stop, vb2_buf_done)"
 src=0
 scene off 0 || src=$?
 step "$src" "traced scene: exceptfds-only watcher, switch off"

@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 	vt_options(argc, argv, opts, NULL);
 	vt_begin("92-leaks: unbind/bind and rmmod/modprobe with users leave "
 		 "nothing behind");
-	vt_plan(9 + (vt_kmemleak_present() ? 1 : 0));
+	vt_plan(10);
 	r = vt_users_init(why, sizeof(why));
 	if (!vt_ok(!r, "vivpoll is loaded and vivpoll.0 has a video node",
 		   "%s", why))

@@ -21,6 +21,14 @@ plan() {
 # vt_result ok|"not ok" DESCRIPTION: one TAP line
 vt_result() {
 	vt_n=$((vt_n + 1))
+	if [ "${VIVPOLL_FAULT:-}" = todo-exit ] && [ "$vt_n" = 1 ]; then
+		echo "not ok $vt_n - $2 # TODO fault drill: an expected failure"
+		return 0
+	fi
+	if [ "${VIVPOLL_FAULT:-}" = unlisted-skip ] && [ "$vt_n" = 1 ]; then
+		echo "ok $vt_n - $2 # SKIP fault drill: a skip no list names"
+		return 0
+	fi
 	[ "$1" = ok ] || vt_fails=$((vt_fails + 1))
 	[ "${VIVPOLL_FAULT:-}" = short-plan ] && [ "$vt_n" = 1 ] && return 0
 	echo "$1 $vt_n - $2"
@@ -33,6 +41,14 @@ todo() {
 	vt_n=$((vt_n + 1))
 	[ "${VIVPOLL_FAULT:-}" = short-plan ] && [ "$vt_n" = 1 ] && return 0
 	echo "not ok $vt_n - $1 # TODO $2"
+}
+
+# skip DESCRIPTION REASON: a result not run ("ok ... # SKIP REASON"),
+# green only where tests/skips.txt lists it (tools/tap-summary.sh)
+skip() {
+	vt_n=$((vt_n + 1))
+	[ "${VIVPOLL_FAULT:-}" = short-plan ] && [ "$vt_n" = 1 ] && return 0
+	echo "ok $vt_n - $1 # SKIP $2"
 }
 
 # expect DESCRIPTION COMMAND...: ok if the command succeeds
@@ -70,6 +86,8 @@ finish() {
 		exit 1
 	fi
 	[ "$vt_n" = "$vt_planned" ] || echo "# $vt_n results for a plan of $vt_planned"
+	# the drill todo-exit: an expected failure, then a failed exit
+	[ "${VIVPOLL_FAULT:-}" != todo-exit ] || exit 3
 	[ "$vt_fails" = 0 ] && [ "$vt_n" = "$vt_planned" ]
 	exit
 }

@@ -1015,8 +1015,17 @@ void vt_rmmod_cycle(unsigned int cycle, uint64_t seed, bool light,
 		else if (sh->r[i].kind == K_RACER && sh->r[i].done)
 			vt_appendf(WHY(c), "the racer got ENODEV after the "
 				   "rmmod; ");
+	/*
+	 * The owner streams on: a frame after the rmmod, waited for as long
+	 * as a frame may take (10 s), not judged by the 300 ms above, which
+	 * a vCPU that did not run may take whole.
+	 */
+	for (i = 0; sh->r[0].kind == K_OWNER_MMAP &&
+	     sh->r[0].frames == frames0 && (unsigned int)i < 1000 * scale; i++)
+		vp_sleep_ms(10);
 	if (sh->r[0].kind == K_OWNER_MMAP && sh->r[0].frames == frames0)
-		vt_appendf(WHY(c), "streaming stopped after the rmmod; ");
+		vt_appendf(WHY(c), "streaming stopped after the rmmod (no "
+			   "frame in %u s); ", 10 * scale);
 
 	step(c, "rmmod cycle %u: events still arrive; once the users are %s, "
 	     "rmmod succeeds, nothing of vivpoll is left, modprobe brings "

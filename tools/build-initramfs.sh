@@ -96,8 +96,6 @@ if [ -d "$BUILD/tests" ]; then
 fi
 # The kernel's selftests that tests/ runs, out of /vivpoll/tests (static).
 [ ! -d "$BUILD/tests/kselftest" ] || cp -r "$BUILD/tests/kselftest" "$root/vivpoll/"
-# Helpers the suites call (tests/Makefile: HELPERS), not suites themselves.
-[ ! -d "$BUILD/tests/helpers" ] || cp -r "$BUILD/tests/helpers" "$root/vivpoll/"
 # Tolerated v4l2-compliance drift per kernel (tests/50-compliance.sh); data,
 # so not in /vivpoll/tests, where every file is run.
 for f in "$TOP"/tests/compliance-drift-*.txt; do
@@ -105,7 +103,7 @@ for f in "$TOP"/tests/compliance-drift-*.txt; do
 done
 
 # Shared libraries of every ELF program we ship, with the loader.
-find "$root/usr/bin" "$root/usr/lib/udev" "$root/vivpoll/tests" "$root/vivpoll/kselftest" "$root/vivpoll/helpers" -type f -print0 2> /dev/null |
+find "$root/usr/bin" "$root/usr/lib/udev" "$root/vivpoll/tests" "$root/vivpoll/kselftest" -type f -print0 2> /dev/null |
 	xargs -0 file -N -F '|' | awk -F'|' '/ELF/ && /dynamically/ {print $1}' |
 	xargs -r ldd 2>/dev/null | awk '/=> \// {print $3} /^\t\/lib/ {print $1}' |
 	sort -u > "$cpio.libs.tmp"

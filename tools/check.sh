@@ -3,31 +3,44 @@
 # prints each failure, skip, expected failure and flake with its reason and
 # ends with "N passed, N failed, N skipped"; non-zero on failure.
 #
-# TIER=quick (make check): every suite in its short version, split over two
-# guests booted side by side (LANES=2), so that a warm run stays under a minute.
-# TIER=full (make check-full, and the debug kernel): the long versions (full
-# v4l2-compliance -s -f, stress for its whole length) in one guest.
+# Two guests side by side, by the clock a suite's verdict needs:
+# - the time guest runs on QEMU's instruction counter (qemu-run.sh:
+#   VIVPOLL_ICOUNT, default shift 0), one vCPU: its clocks advance by the
+#   instructions it runs and its idle time is skipped, so a host that does
+#   not run QEMU (a stop, a busy machine) takes no time from it: frame
+#   sequences, FRAME_SYNC, rates and latencies are judged there;
+# - the race guest (the suites that exist for races: stress, unbind under
+#   load, the switch toggled under waiters, the fuzzer; RACE_SUITES below)
+#   runs on two vCPUs and the host's clock (QEMU 7.2 hangs bringing up a
+#   second vCPU under -icount), and its verdicts judge no time.
+# Both end with the health check (99).
+#
+# TIER=quick (make check): every suite in its short version; TIER=full
+# (make check-full, and the debug kernel): the long versions (full
+# v4l2-compliance -s -f, stress for its whole length).
 #
 # The verdict counts what ran against what should have run: every suite in
 # tests/ (or those SUITES names) must report from the guest that was given
 # it, every guest must exit 0 and say "ok - guest finished", every check's
 # plan must match its results, and the guests' kernel logs are scanned here
-# too. VIVPOLL_FAULT injects a deliberate fault (tools/check-harness.sh).
+# too. A skip or an expected failure is green only where tests/skips.txt
+# lists it for this tier (tools/tap-summary.sh). VIVPOLL_FAULT injects a
+# deliberate fault (tools/check-harness.sh).
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ "$KCONFIG" = debug ] && tier=${TIER:-full} || tier=${TIER:-quick}
 # Each test's bound: the full tier's 50-compliance runs two versions of
 # v4l2-compliance over all formats (965 s on a loaded machine).
-case "$tier" in quick) lanes=${LANES:-2} test_timeout=600 ;; full) lanes=${LANES:-1} test_timeout=1800 ;;
+case "$tier" in quick) test_timeout=600 ;; full) test_timeout=1800 ;;
 *) die "TIER wants quick or full, not '$tier'" ;; esac
-case "$lanes" in 1|2) ;; *) die "LANES wants 1 or 2, not '$lanes'" ;; esac
+[ -z "${LANES:-}" ] || die "LANES is gone: the suites run in a time guest and a race guest (see the top of tools/check.sh)"
+icount=${VIVPOLL_ICOUNT:-0}
+case "$icount" in [0-9]|10) ;; *) die "VIVPOLL_ICOUNT wants a shift of 0 to 10, not '$icount'" ;; esac
 # The debug kernel runs the same suites, longer.
 [ "$KCONFIG" = debug ] && scale=${STRESS_SCALE:-2} || scale=${STRESS_SCALE:-1}
 case "${SUITES:-}" in *[!0-9a-z\ -]*) die "SUITES wants test name prefixes such as '00 50-compliance', not '$SUITES'" ;; esac
 case "$scale" in ''|*[!0-9]*|0) die "STRESS_SCALE wants a positive whole number, not '$scale'" ;; esac
-# A subset chosen with SUITES runs in one guest.
-[ -z "${SUITES:-}" ] || lanes=1
 # What must be there on this config (guest/check.sh checks it).
 require=
 [ "$KCONFIG" != debug ] || require=kmemleak
@@ -42,20 +55,33 @@ all_suites=$(cd "$TOP/tests" && ls [0-9][0-9]-*.c [0-9][0-9]-*.sh 2> /dev/null |
 	sed 's/\.c$//' | sort)
 # A suite that tests what only some kernels have says so in its source
 # ("vivpoll-needs: CONFIG_A CONFIG_B"): it is one of this config's suites
-# when the guest kernel has them all (=y), and is not run, nor expected,
-# nor counted, elsewhere: no SKIP line in every run of the configs it is
-# not for. Naming it in SUITES on such a config is an error.
+# when the guest kernel has them all (=y). Elsewhere it is not run, and says
+# so: a SKIP line, green only where tests/skips.txt lists it for that
+# config. Each option it names must be one a config fragment of guest/kconfig
+# sets to y (a typo, or an =m, is an error, not a suite left out). Naming
+# it in SUITES on a config that lacks them is an error.
 kconfig=$(kernel_dir)/.config
 [ -f "$kconfig" ] || die "no $kconfig: the guest kernel is not built (make kernel)"
-unmet() {
-	local f=$TOP/tests/$1 o
+needs() {
+	local f=$TOP/tests/$1
 	[ -f "$f" ] || f=$f.c
-	for o in $(sed -n 's/.*vivpoll-needs: *//p' "$f" | head -1); do
+	sed -n 's/.*vivpoll-needs: *//p' "$f" | head -1
+	# the drill needs-typo: a misspelt option in the first suite's line
+	[ "${VIVPOLL_FAULT:-}" != needs-typo ] || [ "$1" != "$(echo "$all_suites" | head -1)" ] ||
+		echo CONFIG_VIVPOLL_TYPO
+}
+unmet() {
+	local o
+	for o in $(needs "$1"); do
 		grep -qx "$o=y" "$kconfig" || echo "$o"
 	done
 }
 left_out=
 for s in $all_suites; do
+	for o in $(needs "$s"); do
+		grep -qhx "$o=y" "$TOP"/guest/kconfig/*.config "$TOP"/guest/kconfig/*/*.config ||
+			die "tests/$s: vivpoll-needs names $o, which no config fragment of guest/kconfig sets to y (a typo?)"
+	done
 	[ -z "$(unmet "$s")" ] || left_out="$left_out $s"
 done
 all_suites=$(for s in $all_suites; do
@@ -83,25 +109,24 @@ pick() {
 		done
 	done
 }
-# The second guest's suites: about half of the quick tier's time, none of
-# them sharing state with the first guest's (each guest has its own module).
-# Both run the kernel's epoll selftests (88), the first with the legacy
-# switch off, the second with it on: the host compares the two; and both
-# end with the health check (99), after their stress tests.
-lane2="20 30 50 80 82 84 92"
-both="88 99"
-if [ "$lanes" = 2 ]; then
-	run2=$(pick "$lane2 $both")
-	run1=$(for s in $all_suites; do
-		case " $(echo $run2) " in *" $s "*)
-			case " $both " in *" ${s%%-*} "*) ;; *) continue ;; esac ;;
-		esac
-		echo "$s"; done)
-elif [ -n "${SUITES:-}" ]; then
-	run1=$(pick "$SUITES")
+# The race guest's suites; every other suite runs in a time guest: two of
+# them, side by side (one vCPU each, so two host cores), the second taking
+# TIME2_SUITES, about half of their time. The health check (99) ends every
+# guest (of make check: SUITES runs just what it names).
+RACE_SUITES="80 82 84 86"
+TIME2_SUITES="10 20 30 46 50 87 88 92 94"
+if [ -n "${SUITES:-}" ]; then
+	chosen=$(pick "$SUITES")
 else
-	run1=$all_suites
+	chosen=$all_suites
 fi
+is_in() { case " $2 " in *" ${1%%-*} "*) true ;; *) false ;; esac; }
+health=$(for s in $all_suites; do ! is_in "$s" 99 || echo "$s"; done)
+run1=$(for s in $chosen; do is_in "$s" "$RACE_SUITES $TIME2_SUITES" || echo "$s"; done)
+run2=$(for s in $chosen; do ! is_in "$s" "$TIME2_SUITES" || echo "$s"; done)
+run3=$(for s in $chosen; do ! is_in "$s" "$RACE_SUITES" || echo "$s"; done)
+[ -n "${SUITES:-}" ] || run2="$run2 $health" run3="$run3 $health"
+run1=$(echo $run1) run2=$(echo $run2) run3=$(echo $run3)
 
 # checked NAME RC FILE: the results of a host-side check, with a result of
 # its own for its exit status and its plan ("1..N" and N results)
@@ -118,14 +143,23 @@ checked() {
 	fi
 }
 
-say "check: host-side checks"
-set +e
-tools/host-checks.sh > "$out/host.tap" 2> "$out/host.err"
-rc=$?
-set -e
-cat "$out/host.tap"
-[ "$rc" = 0 ] || sed 's/^/# /' "$out/host.err" | tail -10 >> "$out/host.tap"
-checked "host checks" "$rc" "$out/host.tap" | tee -a "$out/host.tap"
+# the suites this kernel lacks what they need for: a SKIP each, saying what
+for s in $left_out; do
+	[ -z "${SUITES:-}" ] || continue
+	echo "ok - $s # SKIP not for this kernel: it needs $(echo $(unmet "$s")), which the $KVER $KCONFIG kernel lacks"
+done > "$out/left-out.tap"
+
+# The host-side checks, beside the guests (the time guest's clock does not
+# see the load; the race guest judges no time).
+say "check: host-side checks, beside the guests"
+(
+	set +e
+	t0=$SECONDS
+	tools/host-checks.sh > "$out/host.tap" 2> "$out/host.err"
+	echo $? > "$out/host.rc"
+	echo "$((SECONDS - t0))" > "$out/host.wall"
+) &
+hostpid=$!
 # make run's quoting, in a small guest of its own beside the suites' guests
 # (left out, as a listed skip, only by the harness's own drills)
 if [ "${VIVPOLL_RUNCHECK:-1}" = 0 ]; then
@@ -139,34 +173,27 @@ runpid=$!
 HOSTDIR=${HOSTDIR:-$TOP/out}
 mkdir -p "$HOSTDIR/check"
 
-# guest NAME SUITES [EPOLL_MODES]: one guest running /vivpoll/check.sh
+# guest NAME SUITES ICOUNT: one guest running /vivpoll/check.sh, on the
+# instruction counter (shift ICOUNT) or, for '', on two vCPUs
 guest() {
-	local log=$out/$1.log rc
+	local log=$out/$1.log rc t0=$SECONDS
 	set +e
-	tools/qemu-run.sh --timeout "${VIVPOLL_CHECK_TIMEOUT:-$((3000 * scale))}" --log "$log" \
-		"VIVPOLL_RUN='$(echo $2)' VIVPOLL_REQUIRE='$require' ${3:+VIVPOLL_EPOLL_MODES=$3 }VIVPOLL_TIER=$tier VIVPOLL_SCALE=$scale VIVPOLL_TEST_TIMEOUT=$((test_timeout * scale)) ${VIVPOLL_FAULT:+VIVPOLL_FAULT=$VIVPOLL_FAULT }/vivpoll/check.sh" \
+	VIVPOLL_ICOUNT=$3 tools/qemu-run.sh --timeout "${VIVPOLL_CHECK_TIMEOUT:-$((3000 * scale))}" --log "$log" \
+		"VIVPOLL_RUN='$(echo $2)' VIVPOLL_REQUIRE='$require' VIVPOLL_TIER=$tier VIVPOLL_SCALE=$scale VIVPOLL_TEST_TIMEOUT=$((test_timeout * scale)) ${VIVPOLL_FAULT:+VIVPOLL_FAULT=$VIVPOLL_FAULT }/vivpoll/check.sh" \
 		> "$out/$1.out" 2>&1
 	rc=$?
 	set -e
 	echo "$rc" > "$out/$1.rc"
-	[ "$lanes" = 1 ] || [ "$rc" = 0 ] || tail -40 "$out/$1.out" >&2
+	echo "$((SECONDS - t0))" > "$out/$1.wall"
+	[ "$rc" = 0 ] || tail -40 "$out/$1.out" >&2
 }
 
-say "check: $tier tier, $lanes guest(s), scale $scale${left_out:+; not for this kernel:$left_out}"
-if [ "$lanes" = 2 ]; then
-	guest guest1 "$run1" 0 &
-	g1=$!
-	guest guest2 "$run2" 1 &
-	wait "$g1" $!
-	names=(guest1 guest2)
-else
-	guest guest "$run1" "" &
-	g1=$!
-	# one guest: its output as it comes
-	tail -s 0.5 -F --pid "$g1" "$out/guest.out" 2> /dev/null || true
-	wait "$g1"
-	names=(guest)
-fi
+say "check: $tier tier, scale $scale; time guests (instruction counter, shift $icount):$(echo ${run1:- none}) |$(echo ${run2:- none}); race guest (2 vCPUs):$(echo ${run3:- none})${left_out:+; not for this kernel:$left_out}"
+names=() pids=()
+[ -z "$run1" ] || { guest time1 "$run1" "$icount" & pids+=($!); names+=(time1); }
+[ -z "$run2" ] || { guest time2 "$run2" "$icount" & pids+=($!); names+=(time2); }
+[ -z "$run3" ] || { guest race "$run3" "" & pids+=($!); names+=(race); }
+wait "${pids[@]}"
 
 # What the host knows of each guest: its exit status, whether it finished,
 # every suite it was given, and its kernel log.
@@ -184,7 +211,7 @@ for g in "${names[@]}"; do
 		fi
 		tr -d '\r' < "$log" | tail -1 | grep -qx 'ok - guest finished' ||
 			echo "not ok - guest $g did not finish (its last line is not 'ok - guest finished')"
-		[ "$g" = guest2 ] && expect=$run2 || expect=$run1
+		case "$g" in time1) expect=$run1 ;; time2) expect=$run2 ;; *) expect=$run3 ;; esac
 		for s in $expect; do
 			grep -qE "^(# ----- $s: |not ok - $s did not run)" "$log" ||
 				echo "not ok - $s did not run (guest $g reported nothing for it)"
@@ -204,23 +231,11 @@ for g in "${names[@]}"; do
 	} > "$out/$g.host.tap"
 done
 
-# The epoll selftests ran with the switch off in one guest and on in the
-# other: same result, test by test (tests/88-epoll-selftests.sh prints them).
-: > "$out/epoll.tap"
-if [ "$lanes" = 2 ] && case " $(echo $run2) " in *" 88-epoll-selftests.sh "*) true ;; *) false ;; esac; then
-	res() { tr -d '\r' < "$1" | sed -n "s/^# epoll result, switch $2: //p" | sort; }
-	res "$out/guest1.log" off > "$out/epoll.off"
-	res "$out/guest2.log" on > "$out/epoll.on"
-	if [ ! -s "$out/epoll.off" ] || [ ! -s "$out/epoll.on" ]; then
-		echo "not ok - epoll selftests: switch on gives the same results as off # a guest reported none ($(wc -l < "$out/epoll.off") off, $(wc -l < "$out/epoll.on") on)"
-	elif cmp -s "$out/epoll.off" "$out/epoll.on"; then
-		echo "ok - epoll selftests: switch on gives the same results as off, test by test ($(wc -l < "$out/epoll.off") tests, two guests)"
-	else
-		echo "not ok - epoll selftests: switch on gives the same results as off, test by test"
-		diff "$out/epoll.off" "$out/epoll.on" | grep '^[<>]' | sed 's/^/# /'
-	fi > "$out/epoll.tap"
-fi
-
+wait "$hostpid"
+rc=$(cat "$out/host.rc")
+cat "$out/host.tap"
+[ "$rc" = 0 ] || sed 's/^/# /' "$out/host.err" | tail -10 >> "$out/host.tap"
+checked "host checks" "$rc" "$out/host.tap" | tee -a "$out/host.tap"
 set +e
 wait "$runpid"
 rc=$?
@@ -228,13 +243,12 @@ set -e
 checked "make run's check (tools/check-run.sh)" "$rc" "$out/run.tap" >> "$out/run.tap"
 cat "$out/run.tap"
 for g in "${names[@]}"; do cat "$out/$g.host.tap"; done
-cat "$out/epoll.tap"
 # One line per test with its time, from the guests' own timing lines.
 grep -h '^# ----- ' "$out"/*.log | sed 's/^# ----- /check:   /' >&2 || true
 # Per real client (tests/45-clients): frames, valid, distinct, warnings, vivpoll vs vivid.
 grep -h '^# clients: ' "$out"/*.log | sed 's/^# clients: /check: client /' >&2 || true
-say "check: done in $(($(date +%s) - start))s; logs in $out"
-logs=("$out/host.tap" "$out/run.tap" "$out/epoll.tap")
+say "check: done in $(($(date +%s) - start))s (host checks $(cat "$out/host.wall")s$(for g in "${names[@]}"; do printf ', guest %s %ss' "$g" "$(cat "$out/$g.wall")"; done), beside each other); logs in $out"
+logs=("$out/host.tap" "$out/run.tap" "$out/left-out.tap")
 # The full tier: make demo in a guest of its own, and its page in headless
 # Chromium (tools/check-page.sh).
 if [ "$tier" = full ] && [ -z "${SUITES:-}" ]; then
@@ -247,4 +261,4 @@ if [ "$tier" = full ] && [ -z "${SUITES:-}" ]; then
 	logs+=("$out/page.tap")
 fi
 for g in "${names[@]}"; do logs+=("$out/$g.log" "$out/$g.host.tap"); done
-tools/tap-summary.sh "${logs[@]}"
+tools/tap-summary.sh --skips "$TOP/tests/skips.txt" --where "$tier/$KCONFIG/$KVER" "${logs[@]}"

@@ -12,7 +12,7 @@ call is a point shaped by what it requested (POLLPRI only, with POLLIN, or
 ~0 from a NULL table), with a mark above it when the driver reported an
 event (POLLPRI in its answer); the engine's running time is a bar from
 vivpoll_engine_start to vivpoll_engine_stop, labelled with the task that
-started it, with a tick per buffer done (v4l2:vb2_v4l2_buf_done); the brightness changes the
+started it, with a tick per buffer done (vb2:vb2_buf_done, vb2's own event, which fires for every buffer the driver hands back); the brightness changes the
 scene made (trace_marker lines) are dashed lines. Exit 0 when the PNG was
 written.
 """
@@ -97,7 +97,7 @@ def panel(d, i, path, title):
     w("in", inn)
     w("null", null)
     w("got", got)
-    w("frames", ["%f %d\n" % (e[0] - t0, eng) for e in ev if e[2] == "vb2_v4l2_buf_done"])
+    w("frames", ["%f %d\n" % (e[0] - t0, eng) for e in ev if e[2] == "vb2_buf_done"])
     # the engine's running intervals: start .. stop (or the end of the trace)
     bars, labels, open_at = [], [], None
     for t, comm, name, rest in ev:
@@ -133,7 +133,7 @@ def panel(d, i, path, title):
     f = files
     cmds.append(
         "plot %s using 1:2:3:4 with boxxyerror fs solid 0.35 fc rgb '#e8603c' lc rgb '#e8603c' title 'engine running', \\\n"
-        "  %s using 1:2 with points pt 7 ps 0.3 lc rgb '#b2182b' title 'buffer done (vb2_v4l2_buf_done)', \\\n"
+        "  %s using 1:2 with points pt 7 ps 0.3 lc rgb '#b2182b' title 'buffer done (vb2_buf_done)', \\\n"
         "  %s using 1:2 with lines lw 2 lc rgb '#b2182b' notitle, \\\n"
         "  %s using 1:2 with points pt 6 ps 1.2 lc rgb '#2166ac' title 'poll call asking POLLPRI only', \\\n"
         "  %s using 1:2 with points pt 5 ps 1.0 lc rgb '#e08214' title 'poll call asking POLLIN', \\\n"

@@ -179,6 +179,15 @@ if tr -d '\r' < "$console" | grep -qE "$crash"; then
 	tr -d '\r' < "$console" | grep -E -A25 "$crash" | head -60 >&2
 	exit 125
 fi
+# After the guest's last scan of its kernel log (guest/init's marker), the
+# console has the whole log: a splat there (guest/splat.ere) fails the run.
+late=$(tr -d '\r' < "$console" |
+	sed -n '/vivpoll-init: the last scan of the kernel log is done/,$p' |
+	grep -m1 -E -f "$TOP/guest/splat.ere" || true)
+if [ -n "$late" ]; then
+	say "guest: FAILED, a splat in the kernel log after the guest's last scan of it (on the console): $late"
+	exit 125
+fi
 if [ "$hung" = 1 ]; then
 	say "guest: FAILED, the command exited with status $(cat "$ctl/rc") and then the guest hung: QEMU still ran ${grace}s later (sync, umount or reboot did not finish); killed"
 	tail -20 "$console" >&2

@@ -1,25 +1,42 @@
 #!/usr/bin/env bash
-# stop-qemu.sh [DELAY [STOP [GAP [N]]]]: stop the guest's QEMU from the host
-# (SIGSTOP) for STOP seconds, N times, GAP seconds apart, once a guest has
-# run DELAY whole seconds: what a host that does not run the guest looks
-# like from inside (tests/50-compliance.sh tells a drop it causes from one
-# of the driver's by tests/stallmon.c's log). Defaults: 4 0.3 0.3 14. Run
-# it in the background, then the check, e.g.
-#	tools/stop-qemu.sh 4 & make check SUITES=50
+# stop-qemu.sh [DELAY [STOP [GAP [N]]]]: stop the guests' QEMUs from the
+# host (SIGSTOP to every QEMU of this machine at once) for STOP seconds, N
+# times, GAP seconds apart, once a QEMU has run DELAY whole seconds: what a
+# host that does not run its guests looks like from inside. Defaults: 4 0.3
+# 0.3 20. A guest on the instruction counter (make check's time guest)
+# sees none of it. Run it in the background, then the check, e.g.
+#	tools/stop-qemu.sh 4 & make check
+# It ends after its N stops, or when no QEMU has run for 60 s.
 set -eu
-delay=${1:-4} stop=${2:-0.3} gap=${3:-0.3} n=${4:-14}
+delay=${1:-4} stop=${2:-0.3} gap=${3:-0.3} n=${4:-20}
 case "$delay$n" in *[!0-9]*|'') echo "stop-qemu.sh: DELAY and N want whole numbers" >&2; exit 2 ;; esac
-while :; do
-	for pid in $(pgrep -f '^qemu-system-x86_64 -machine q35' || true); do
+qemus() { pgrep -f '^qemu-system-x86_64 -machine q35' || true; }
+# oldest: the age in seconds of the oldest QEMU running ('' for none)
+oldest() {
+	local pid age max=
+	for pid in $(qemus); do
 		age=$(ps -o etimes= -p "$pid" 2> /dev/null | tr -d ' ')
-		[ -n "$age" ] && [ "$age" -ge "$delay" ] && break 2
+		[ -n "$age" ] || continue
+		if [ -z "$max" ] || [ "$age" -gt "$max" ]; then max=$age; fi
 	done
-	sleep 0.1
-done
-echo "stop-qemu.sh: QEMU $pid, $n stops of $stop s"
-for _ in $(seq "$n"); do
-	kill -STOP "$pid" 2> /dev/null || exit 0
+	echo "$max"
+}
+idle=0 done=0
+while [ "$done" -lt "$n" ]; do
+	age=$(oldest)
+	if [ -z "$age" ] || [ "$age" -lt "$delay" ]; then
+		[ -n "$age" ] && idle=0 || idle=$((idle + 1))
+		[ "$idle" -lt 600 ] || break
+		sleep 0.1
+		continue
+	fi
+	pids=$(qemus)
+	# shellcheck disable=SC2086
+	kill -STOP $pids 2> /dev/null || true
 	sleep "$stop"
-	kill -CONT "$pid"
+	# shellcheck disable=SC2086
+	kill -CONT $pids 2> /dev/null || true
+	done=$((done + 1))
+	echo "stop-qemu.sh: stop $done of $n, $stop s: QEMU $(echo $pids)"
 	sleep "$gap"
 done

@@ -189,7 +189,6 @@ static struct vivpoll_buffer *vivpoll_engine_end_slot(struct vivpoll_dev *dev)
 
 	if (!buf) {
 		vivpoll_ctrl_add(dev->ctrl_drops, 1);
-		trace_vivpoll_drop(dev->inst, sequence, 1, end);
 		dev_dbg(dev->v4l2_dev.dev, "frame %u dropped, no buffer\n",
 			sequence);
 		return NULL;
@@ -230,7 +229,6 @@ static void vivpoll_engine_catch_up(struct vivpoll_dev *dev)
 {
 	struct vivpoll_run *run = &dev->run;
 	u64 now = ktime_get_ns(), slot, missed;
-	u32 first = run->sequence;
 
 	if (now < run->start_ns)	/* woken before slot 0 was due */
 		return;
@@ -241,8 +239,6 @@ static void vivpoll_engine_catch_up(struct vivpoll_dev *dev)
 		return;
 	run->slot = slot;
 	vivpoll_ctrl_add(dev->ctrl_drops, missed);
-	trace_vivpoll_drop(dev->inst, first, missed,
-			   vivpoll_engine_slot_begin(run, slot));
 	dev_dbg(dev->v4l2_dev.dev, "engine late: %llu frame slots dropped\n",
 		missed);
 }

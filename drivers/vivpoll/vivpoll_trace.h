@@ -45,27 +45,6 @@ TRACE_EVENT(vivpoll_engine_stop,
 	    TP_printk("inst=%u slots=%u", __entry->inst, __entry->slots)
 );
 
-/*
- * @count frame slots dropped, from @sequence on, the last of them ending at
- * @end_ns (CLOCK_MONOTONIC, as buffer timestamps): one slot that ended with
- * no buffer queued, or the slots the engine thread missed while it was late
- */
-TRACE_EVENT(vivpoll_drop,
-	    TP_PROTO(unsigned int inst, u32 sequence, u32 count, u64 end_ns),
-	    TP_ARGS(inst, sequence, count, end_ns),
-	    TP_STRUCT__entry(__field(unsigned int, inst)
-			     __field(u32, sequence)
-			     __field(u32, count)
-			     __field(u64, end_ns)),
-	    TP_fast_assign(__entry->inst = inst;
-			   __entry->sequence = sequence;
-			   __entry->count = count;
-			   __entry->end_ns = end_ns;),
-	    TP_printk("inst=%u sequence=%u count=%u end_ns=%llu",
-		      __entry->inst, __entry->sequence, __entry->count,
-		      __entry->end_ns)
-);
-
 #endif /* _VIVPOLL_TRACE_H_ */
 
 /* This part must be outside the header guard */
