@@ -155,7 +155,7 @@ int bench_idle_main(int argc, char **argv)
 	r = read_counters(fd, &pt, c0);
 	bench_snap(&a, 0);
 	vp_sleep_ms((unsigned int)ms);
-	bench_snap(&b, 0);
+	bench_snap_end(&b, 0);
 	if (!r)
 		r = read_counters(fd, &pt, c1);
 	vp_polltrace_close(&pt);
@@ -209,7 +209,7 @@ int bench_cpu_main(int argc, char **argv)
 		bench_usage_error("cpu", "unexpected argument", argv[optind]);
 	bench_snap(&a, 0);
 	vp_sleep_ms((unsigned int)ms);
-	bench_snap(&b, 0);
+	bench_snap_end(&b, 0);
 	bj_begin(&j, "cpu");
 	bench_json_cpu(&j, &a, &b, 0);
 	bj_end(&j);

@@ -595,7 +595,7 @@ int bench_stream_main(int argc, char **argv)
 		    now - a.t_ns >= o.dur_ms * 1000000ull)
 			break;
 	}
-	bench_snap(&b, task);
+	bench_snap_end(&b, task);
 	if (have_dbg)
 		have_dbg = !read_frames_drops(d.fd, &df1, &dd1);
 
@@ -788,7 +788,7 @@ int bench_memcpy_main(int argc, char **argv)
 		if (now > a.t_ns && now - a.t_ns >= o.dur_ms * 1000000ull)
 			break;
 	}
-	bench_snap(&b, 0);
+	bench_snap_end(&b, 0);
 	if (o.consumer) {
 		atomic_store(&cons.stop, true);
 		if (write(cons.efd, &one, sizeof(one)) != sizeof(one))

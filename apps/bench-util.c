@@ -108,6 +108,18 @@ void bench_snap(struct bench_snap *s, pid_t task)
 	s->t_ns = vp_now_ns();
 }
 
+/* The same in the reverse order: every task's clock last, after the window */
+void bench_snap_end(struct bench_snap *s, pid_t task)
+{
+	memset(s, 0, sizeof(*s));
+	s->t_ns = vp_now_ns();
+	s->self_ns = bench_self_cpu_ns();
+	bench_cpu_read(&s->cpu);
+	if (task > 0)
+		bench_task_cpu_ns(task, &s->task_ns);
+	bench_tasks_read(&s->all);
+}
+
 void bench_json_cpu(struct bench_json *j, const struct bench_snap *a,
 		    const struct bench_snap *b, pid_t task)
 {

@@ -7,12 +7,18 @@ a table on stdout, a JSON report and a chart (gnuplot).
 
 Every compared figure is a ratio of two measurements taken side by side in
 the same guest boot (absolute times under QEMU TCG on a shared host are
-noisy). Frame cost: for each round, the guest's busy CPU time in a window
-(/proc/stat, all CPUs) minus the busy rate of an idle window of the same
-round times the window's length, divided by the frames delivered in it;
-pooled over the rounds (sum of CPU over sum of frames). The streams map
+noisy). Frame cost (the verdict): for each round, the CPU-time clocks of
+the threads that do the work (the driver's producer thread and the
+application; the floor's process) over the frames delivered, pooled over
+the rounds (sum of CPU over sum of frames); info: the guest's busy time
+(/proc/stat, all CPUs) minus an idle window's busy rate, and every task's
+clock. With BENCH_FRAME_CLOCK=icount (tools/bench.sh) the verdicts' rounds
+come from a boot of their own on QEMU's instruction counter (one vCPU, CPU
+in guest instructions) and the first boot's rounds, by the host's clock,
+are info. The streams map
 their buffers read-write, as applications do; a vivpoll run with read-only
-mappings, if there is one, is shown as "vivpoll_ro" (info). Exit status: 0 if
+mappings, if there is one, is shown as "vivpoll_ro" (info). The table leads
+with the rows that carry a verdict; the info rows follow. Exit status: 0 if
 every target that was measured is met, 1 if one is missed or a measurement
 failed, 2 on bad input.
 """
@@ -111,6 +117,7 @@ class Report:
     def __init__(self, raw, host, readme, dirpath="."):
         self.dir = dirpath
         self.core_meta = {}
+        self.frame_meta = {}    # the frame cost boot's (icount), if any
         self.meta = raw.get("meta", {}) if raw else {}
         self.runs = raw.get("runs", []) if raw else []
         self.host = host or {}
@@ -129,9 +136,10 @@ class Report:
         self.rows.append((num, label, "not run (BENCH_ONLY)", "", "", "", "not run"))
         return True
 
-    def sel(self, phase, test=None, **kw):
+    def sel(self, phase, test=None, runs=None, **kw):
+        """The good runs of a phase (of self.runs, or of runs)."""
         out = []
-        for r in self.runs:
+        for r in (self.runs if runs is None else runs):
             if r.get("phase") != phase or "error" in r:
                 continue
             if test and r.get("test") != test:
@@ -157,17 +165,50 @@ class Report:
         return self.verdict(name, max([pooled] + rounds), limit)
 
     # ---- 1. frame cost ---------------------------------------------------
+    def frame_icount(self):
+        """The frame rounds of the boot on the instruction counter: a list,
+        or None when there was none (BENCH_FRAME_CLOCK=wall); a boot that
+        failed or left no results is an error and an empty list. Its runs'
+        errors (warm-up included) are errors."""
+        hf = self.host.get("frame") or {}
+        if not hf.get("requested"):
+            return None
+        prob = None
+        if hf.get("rc") != 0:
+            prob = "the frame cost boot (icount) exited with status {}".format(hf.get("rc"))
+        else:
+            try:
+                with open(os.path.join(self.dir, hf["file"])) as f:
+                    raw = json.load(f)
+                self.frame_meta = raw.get("meta", {})
+                allr = raw.get("runs", [])
+                self.errors.extend(dict(r, phase="{} (icount boot)".format(r.get("phase")))
+                                   for r in allr if "error" in r)
+                runs = [r for r in allr if r.get("phase") == "frame"]
+                if runs:
+                    return runs
+                prob = "the frame cost boot (icount) has no frame rows"
+            except (OSError, ValueError, KeyError) as e:
+                prob = "the frame cost boot (icount) left no results ({})".format(e)
+        self.errors.append({"phase": "frame", "test": "icount boot", "error": prob})
+        return []
+
     def frame(self):
         if self.skipped("frame", "1", "Frame cost"):
             return
-        rounds = sorted({r.get("round") for r in self.runs if r.get("phase") == "frame"})
+        ic = self.frame_icount()
+        icount = ic is not None
+        # the verdicts: the instruction counter's rounds if there was that
+        # boot, else the first boot's (by the host's clock)
+        runs = ic if icount else self.runs
+        rounds = sorted({r.get("round") for r in runs if r.get("phase") == "frame"})
         per = {"vivpoll": [], "vivid": [], "memcpy": [], "vivpoll_ro": [],
                "memcpy_wake": []}
         floors = ("memcpy", "memcpy_wake")
         base_rates = []
         per_round = []
         for rd in rounds:
-            base = self.sel("frame", "cpu", round=rd)
+            base = self.sel("frame", "cpu", runs=runs, round=rd)
             rate = base[0]["busy_ms"] / base[0]["window_s"] if base else 0.0
             # the same baseline, exact: every task's CPU clock
             xrate = (base[0]["all_tasks_ms"] / base[0]["window_s"]
@@ -177,7 +218,7 @@ class Report:
             # a round measures each side in one run or in several (its
             # slices, interleaved with the other sides': guest/bench.sh)
             mine = {}
-            for r in self.sel("frame", round=rd):
+            for r in self.sel("frame", runs=runs, round=rd):
                 d = r.get("driver")
                 if d == "vivpoll" and r.get("map") == "ro":
                     d = "vivpoll_ro"
@@ -295,6 +336,15 @@ class Report:
         fc = self.res["frame_cost"]
         fc["verdict_basis"] = ("threads' own CPU clocks: producer thread + "
                                "application process; the floor's process")
+        fc["clock"] = "icount" if icount else "wall"
+        if icount:
+            fc["unit"] = "ms of the guest's clock: million guest instructions"
+            fc["method"] += ("; the rounds in a boot of their own on QEMU's instruction "
+                             "counter (-icount shift=0, one vCPU: every guest clock "
+                             "advances 1 ns an instruction), so every figure is in guest "
+                             "instructions (1 ms = 1e6); wall: the first boot's rounds, "
+                             "by the host's clock (info)")
+            fc["cpus_icount"] = self.frame_meta.get("cpus")
         fc["threads_ms_per_frame"] = o
         fc["vivpoll_vs_vivid"] = o_vivid
         fc["vivpoll_vs_memcpy_wake"] = o_wake
@@ -306,13 +356,19 @@ class Report:
                                  TARGETS["frame_vs_memcpy_wake"])
         fc["met_vs_vivid"] = s1
         fc["met_vs_memcpy_wake"] = s2
-        ms = "{:.2f} ms"
+        def cost(v):
+            """CPU per frame: ms, or under icount the guest's instructions
+            (its clocks advance 1 ns an instruction: 1 ms, 1000k)"""
+            if icount:
+                return fnum(None if v is None else v * 1e3, "{:.0f}k instr")
+            return fnum(v, "{:.2f} ms")
 
         def rounds_s(v):
             return "rounds " + " / ".join(fratio(x) for x in v)
 
-        self.rows.append(("1", "Frame cost, CPU per frame (own clocks)",
-                          fnum(o["vivpoll"], ms), "vivid " + fnum(o["vivid"], ms),
+        self.rows.append(("1", "Frame cost, CPU per frame (own clocks{})".format(
+                              ", icount" if icount else ""),
+                          cost(o["vivpoll"]), "vivid " + cost(o["vivid"]),
                           fratio(o_vivid), "<= {:g}x, each round".format(
                               TARGETS["frame_vs_vivid"]), s1))
         self.rows.append(("", "  each round, vs vivid", "", rounds_s(rv), "", "", ""))
@@ -326,22 +382,23 @@ class Report:
         # an eventfd (memcpy --consumer) pays the same: the target. The bare
         # floor, with nobody to wake, is info.
         self.rows.append(("", "  vs the floor: copy + wake a reader", "",
-                          "memcpy+wake " + fnum(o["memcpy_wake"], ms), fratio(o_wake),
+                          "memcpy+wake " + cost(o["memcpy_wake"]), fratio(o_wake),
                           "<= {:g}x, each round".format(TARGETS["frame_vs_memcpy_wake"]), s2))
         self.rows.append(("", "  each round, vs memcpy+wake", "", rounds_s(rw), "", "", ""))
         self.rows.append(("", "  1280x720 YUYV 30 fps, {} mmap bufs, rw{}; bare floor".format(
             "/".join(str(b) for b in sorted(set(bufs.values()))) or "?",
-            ", CPU 0" if cpus == {"same"} else ""), "",
-                          "memcpy " + fnum(o["memcpy"], ms), fratio(o_mem),
+            ", CPU 0" if cpus == {"same"} else "") + (
+                ", 1 vCPU" if icount and self.frame_meta.get("cpus") == 1 else ""), "",
+                          "memcpy " + cost(o["memcpy"]), fratio(o_mem),
                           "", "info"))
         self.rows.append(("", "  whole guest (/proc/stat ticks), vs vivid",
-                          fnum(c["vivpoll"], ms), "vivid " + fnum(c["vivid"], ms),
+                          cost(c["vivpoll"]), "vivid " + cost(c["vivid"]),
                           fratio(r_vivid), "", "info"))
         self.rows.append(("", "  whole guest ticks, vs memcpy", "",
-                          "memcpy " + fnum(c["memcpy"], ms), fratio(r_mem), "", "info"))
+                          "memcpy " + cost(c["memcpy"]), fratio(r_mem), "", "info"))
         if p["memcpy_wake"]:
             self.rows.append(("", "  whole guest ticks, vs memcpy+wake", "",
-                              "memcpy+wake " + fnum(c["memcpy_wake"], ms),
+                              "memcpy+wake " + cost(c["memcpy_wake"]),
                               fratio(ratio(c["vivpoll"], c["memcpy_wake"])), "",
                               "info"))
         # The cross-check: the whole guest again, counted exactly (every
@@ -356,13 +413,13 @@ class Report:
         fc["exact_vivpoll_vs_memcpy_wake"] = x_wake
         fc["exact_vivpoll_vs_memcpy"] = x_mem
         self.rows.append(("", "  whole guest, exact (every task's clock), vs vivid",
-                          fnum(x["vivpoll"], ms), "vivid " + fnum(x["vivid"], ms),
+                          cost(x["vivpoll"]), "vivid " + cost(x["vivid"]),
                           fratio(x_vivid), "", "info"))
         self.rows.append(("", "  whole guest, exact, vs memcpy+wake", "",
-                          "memcpy+wake " + fnum(x["memcpy_wake"], ms), fratio(x_wake), "",
+                          "memcpy+wake " + cost(x["memcpy_wake"]), fratio(x_wake), "",
                           "info"))
         self.rows.append(("", "  whole guest, exact, vs memcpy", "",
-                          "memcpy " + fnum(x["memcpy"], ms), fratio(x_mem), "", "info"))
+                          "memcpy " + cost(x["memcpy"]), fratio(x_mem), "", "info"))
         agree = [abs(b - a) / a if a and b is not None else None
                  for a, b in ((o_vivid, x_vivid), (o_wake, x_wake))]
         st = self.verdict("frame cost cross-check",
@@ -390,16 +447,16 @@ class Report:
                                   "", p[d]["others"], "", "", "info"))
         if p["vivpoll_ro"]:
             self.rows.append(("", "  whole guest ticks, buffers mapped ro",
-                              fnum(c["vivpoll_ro"], ms),
-                              "memcpy " + fnum(c["memcpy"], ms), fratio(r_ro_mem), "",
+                              cost(c["vivpoll_ro"]),
+                              "memcpy " + cost(c["memcpy"]), fratio(r_ro_mem), "",
                               "info"))
-        self.rows.append(("", "  producer thread only", fnum(prod["vivpoll"], ms),
-                          "vivid " + fnum(prod["vivid"], ms),
+        self.rows.append(("", "  producer thread only", cost(prod["vivpoll"]),
+                          "vivid " + cost(prod["vivid"]),
                           fratio(ratio(prod["vivpoll"], prod["vivid"])), "", "info"))
         if p["memcpy"]:
             self.rows.append(("", "  one unpaced copy: user / kernel", "",
-                              "{} / {}".format(fnum(p["memcpy"]["copy_cpu_ms"], ms),
-                                               fnum(kcopy, ms)),
+                              "{} / {}".format(cost(p["memcpy"]["copy_cpu_ms"]),
+                                               cost(kcopy)),
                               fratio(ratio(c["vivpoll"], kcopy), "x k"), "", "info"))
 
         def ot(d):
@@ -415,6 +472,62 @@ class Report:
                               "{:.1f}%".format(100 * (p["vivpoll"]["delivered_share"] or 0)),
                               "vivid {:.1f}%".format(100 * (p["vivid"]["delivered_share"] or 0)),
                               "", "", "info"))
+        if icount:
+            self.frame_wall(fc)
+
+    def frame_wall(self, fc):
+        """The first boot's frame rounds, by the host's clock under TCG on
+        its vCPUs, as info beside the instruction counter's verdicts: the
+        same ratios (each side's own clocks), pooled and each round, and
+        the frames on time in real time."""
+        floors = ("memcpy", "memcpy_wake")
+        runs = [r for r in self.sel("frame") if r.get("frames")
+                and not (r.get("driver") == "vivpoll" and r.get("map") == "ro")]
+
+        def ms(rs):
+            return {d: threads_ms_per_frame([r for r in rs if r.get("driver") == d],
+                                            d in floors)
+                    for d in ("vivpoll", "vivid", "memcpy", "memcpy_wake")}
+        o = ms(runs)
+        rounds = []
+        for rd in sorted({r.get("round") for r in runs}):
+            t = ms([r for r in runs if r.get("round") == rd])
+            rounds.append({"round": rd, "threads_ms_per_frame": t,
+                           "vs_vivid": ratio(t["vivpoll"], t["vivid"]),
+                           "vs_memcpy_wake": ratio(t["vivpoll"], t["memcpy_wake"])})
+        ot = {}
+        for d in ("vivpoll", "vivid"):
+            rs = [r for r in runs if r.get("driver") == d]
+            fr = sum(r["frames"] for r in rs)
+            ot[d] = ({"on_time_share": sum(r.get("on_time", 0) for r in rs) / fr,
+                      "drops": sum(r.get("gaps", 0) for r in rs)} if fr else None)
+        w = {"clock": "wall", "cpus": self.meta.get("cpus"),
+             "method": "the first boot's rounds (the host's clock under TCG), info",
+             "threads_ms_per_frame": o,
+             "vivpoll_vs_vivid": ratio(o["vivpoll"], o["vivid"]),
+             "vivpoll_vs_memcpy_wake": ratio(o["vivpoll"], o["memcpy_wake"]),
+             "vivpoll_vs_memcpy": ratio(o["vivpoll"], o["memcpy"]),
+             "rounds": rounds, "on_time": ot}
+        fc["wall"] = w
+        f = "{:.2f} ms"
+        cpus = "{} vCPUs".format(w["cpus"]) if w["cpus"] else "first boot"
+        self.rows.append(("", "  by the host's clock (TCG, {}), vs vivid".format(cpus),
+                          fnum(o["vivpoll"], f), "vivid " + fnum(o["vivid"], f),
+                          fratio(w["vivpoll_vs_vivid"]), "", "info"))
+        self.rows.append(("", "    each round", "", "rounds " + " / ".join(
+            fratio(r["vs_vivid"]) for r in rounds), "", "", ""))
+        self.rows.append(("", "  by the host's clock, vs memcpy+wake", "",
+                          "memcpy+wake " + fnum(o["memcpy_wake"], f),
+                          fratio(w["vivpoll_vs_memcpy_wake"]), "", "info"))
+        self.rows.append(("", "    each round", "", "rounds " + " / ".join(
+            fratio(r["vs_memcpy_wake"]) for r in rounds), "", "", ""))
+
+        def sh(d):
+            x = ot[d]
+            return "n/a" if not x else "{:.0f}% on time, {} drops".format(
+                100 * x["on_time_share"], x["drops"])
+        self.rows.append(("", "  by the host's clock, frames on time", sh("vivpoll"),
+                          "vivid " + sh("vivid"), "", "", "info"))
 
     # The frame-any round: each side where the scheduler puts it, so that
     # handing a frame to the application can cost an inter-processor
@@ -422,6 +535,9 @@ class Report:
     def frame_any(self):
         runs = [r for r in self.runs if r.get("phase") == "frame-any"]
         if not runs:
+            if ("frame" in self.only and self.meta.get("cpus") == 1
+                    and self.meta.get("frame_cpus", "same") == "same"):
+                self.rows.append(("", "  any vCPU", "not run: one vCPU", "", "", "", "info"))
             return
         o = {d: threads_ms_per_frame([r for r in runs if r.get("driver") == d],
                                      d.startswith("memcpy"))
@@ -973,12 +1089,79 @@ class Report:
         self.res["targets_met"] = not missed and not self.errors
         return self.res
 
+    @staticmethod
+    def has_verdict(result):
+        """A row's result that is a verdict (met, missed, error, agree,
+        within noise...), not info, a detail ("") or not run."""
+        return result not in ("", "info") and not result.startswith("not run")
+
+    def ordered_rows(self):
+        """The table's rows, those that carry a verdict first, then the
+        rest, each part in the order of the sections (1 to 9); no row is
+        left out. A row with an empty result (each round's ratios, the
+        vivid input) goes with the row before it. A section's header row
+        (a number, no result) heads its rows in each part; where a
+        section's first row has a verdict, its info rows get a header of
+        their own ("Frame cost: info"). A row deeper than the row it details
+        (fan-out: the mean under a count's verdict) that lands in the
+        other part is named after it ("select, 1 waiter: mean over the
+        events"). Returns (verdict rows, the other rows)."""
+        sections = []
+        for r in self.rows:
+            r = tuple(str(c) for c in r)
+            if r[0] or not sections:
+                sections.append([])
+            sections[-1].append(r)
+        out = ([], [])
+        for sec in sections:
+            num = sec[0][0]
+            head = sec[0] if num and sec[0][6] == "" else None
+            parts = ([], [])
+            where = 1
+            parents = []    # (level, label, part) of the rows above
+            for k, r in enumerate(sec):
+                if r is head and k == 0:
+                    continue
+                if r[6] == "" and k:
+                    parts[where].append(r)
+                    continue
+                label = r[1]
+                lead = len(label) - len(label.lstrip(" "))
+                level = max(1, lead // 2)
+                where = 0 if self.has_verdict(r[6]) else 1
+                while parents and parents[-1][0] >= level:
+                    parents.pop()
+                if level > 1 and parents and parents[-1][2] != where:
+                    ctx = parents[-1][1].strip().split(":")[0]
+                    r = (r[0], "  {}: {}".format(ctx, label.strip())) + r[2:]
+                parents.append((level, label, where))
+                parts[where].append(r)
+            for i in (0, 1):
+                if not parts[i]:
+                    continue
+                if head:
+                    out[i].append(head)
+                elif parts[i][0][0]:
+                    pass
+                elif i == 0:
+                    parts[0][0] = (num,) + parts[0][0][1:]
+                else:
+                    t = sec[0][1].strip()
+                    cut = min([t.find(c) for c in (",", ":", " (") if c in t] + [len(t)])
+                    out[1].append((num, t[:cut] + ": info", "", "", "", "", ""))
+                out[i].extend(parts[i])
+        return out
+
     def table(self):
         hdr = ("#", "measure", "vivpoll", "reference", "ratio", "target", "result")
-        rows = [hdr] + [tuple(str(c) for c in r) for r in self.rows]
+        first, rest = self.ordered_rows()
+        note = ("", "(the rows below carry no verdict: info, not run)", "", "", "", "", "")
+        rows = [hdr] + first + ([note] if first and rest else []) + rest
         w = [max(len(r[i]) for r in rows) for i in range(len(hdr))]
         lines = []
         for i, r in enumerate(rows):
+            if r is note:
+                lines.append("  ".join("-" * w[k] for k in range(len(hdr))))
             lines.append("  ".join(r[k].ljust(w[k]) for k in range(len(hdr))).rstrip())
             if i == 0:
                 lines.append("  ".join("-" * w[k] for k in range(len(hdr))))
@@ -1079,7 +1262,7 @@ set boxwidth 0.8
 set grid ytics
 set key top right
 set yrange [0:*]
-set title "Frame cost, 1280x720 YUYV 30 fps (CPU ms per frame)"
+set title "Frame cost, 1280x720 YUYV 30 fps ({funit})"
 set style histogram clustered gap 1
 plot '{d}/frame.dat' using 2:xtic(1) title "own CPU clocks (the verdict)", \
      '' using 3 title "whole guest, every task's clock (the cross-check)"
@@ -1100,7 +1283,9 @@ set style fill solid 0.8
 unset key
 plot '{d}/ratio.dat' using ($0):2:($3 > 0 ? 0x33aa33 : 0xdd3333):xtic(1) with boxes lc rgb variable
 unset multiplot
-""".format(png=png, d=d, stamp=stamp(res, note))
+""".format(png=png, d=d, stamp=stamp(res, note),
+           funit="million guest instructions per frame, QEMU -icount"
+           if fc.get("clock") == "icount" else "CPU ms per frame")
     with open(os.path.join(d, "bench.gp"), "w") as f:
         f.write(script)
     r = subprocess.run([gp, os.path.join(d, "bench.gp")], capture_output=True, text=True)
@@ -1310,6 +1495,10 @@ def main():
     print("make bench: vivpoll against vivid, memcpy and eventfd; ratios from one guest boot")
     print("(kernel {}, {} vCPUs under QEMU TCG; {})".format(
         m.get("kernel", "?"), m.get("cpus", "?"), frame_sizes(m)))
+    if rep.frame_meta:
+        fm = rep.frame_meta
+        print("(row 1's verdicts: a boot of their own, {} vCPU on QEMU's instruction counter, "
+              "CPU in guest instructions; {})".format(fm.get("cpus", "?"), frame_sizes(fm)))
     print()
     print(rep.table())
     print()

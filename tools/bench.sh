@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make bench: boot-to-init timing (a few trivial boots), then one guest boot
 # running guest/bench.sh (frame cost, highest rate, event latency, poll
-# cost, idle cost, fan-out, all side by side), then the fan-out again in a
-# boot of its own on QEMU's instruction counter (its verdicts; the first
-# boot's fan-out, timed by the host's clock through TCG, is info), then
+# cost, idle cost, fan-out, all side by side), then the frame cost and the
+# fan-out again, each in a boot of its own on QEMU's instruction counter
+# (their verdicts; the first boot's frame cost and fan-out, timed by the
+# host's clock through TCG on 2 vCPUs, are info), then
 # the poll core's cost in boots of their own: the patched kernel (switch
 # off and on) and the same kernel built without the patch's option
 # (KCONFIG=noknob), in turn, each BENCH_CORE_BOOTS times (3: how far apart
@@ -12,10 +13,15 @@
 # tools/qemu-run.sh: one vCPU, every guest clock a count of the guest's
 # instructions), because under plain TCG the boots of one kernel were 6%
 # to 25% apart on an idle machine (2026-12-05 21:55), too far apart to
-# judge a 1% target, and the fan-out's ratios moved by up to 0.3 between
-# whole runs around a 1.5x limit; under -icount the boots of one kernel
-# agree within 0.06%. BENCH_CORE_CLOCK=wall and BENCH_FANOUT_CLOCK=wall
-# time them by the host's clock instead, as before;
+# judge a 1% target, the fan-out's ratios moved by up to 0.3 between
+# whole runs around a 1.5x limit, and the frame cost's rounds by up to 0.2
+# around its 1.1x (rounds of 0.905x to 1.14x against memcpy+wake in idle
+# whole runs of 2026-12-06); under -icount the boots of one kernel agree
+# within 0.06%. The frame boot has one vCPU, so BENCH_FRAME_CPUS=same is
+# CPU 0 there as it is on 2 vCPUs, and the frame-any round (any vCPU) runs
+# only in the first boot. BENCH_CORE_CLOCK=wall, BENCH_FANOUT_CLOCK=wall
+# and BENCH_FRAME_CLOCK=wall time them by the host's clock instead, as
+# before (the frame verdicts then from the first boot);
 # then with LOOP=1 the warm and one-edit `make check` times.
 # tools/bench-report.py prints the table with each target and writes
 # $HOSTDIR/bench.json, bench.png, bench-pollcore.png and bench-fanout.png
@@ -28,7 +34,8 @@
 # BENCH_FANOUT_ROUNDS, BENCH_FANOUT_EVENTS, BENCH_CORE_ROUNDS,
 # BENCH_CORE_WORK, BENCH_ONLY (pollcore there: the poll core's boots). Host
 # side: BENCH_BOOTS (3; 0 skips), BENCH_CORE_BOOTS (3 of each kernel; 0
-# skips), BENCH_CORE_CLOCK and BENCH_FANOUT_CLOCK (icount or wall),
+# skips), BENCH_CORE_CLOCK, BENCH_FANOUT_CLOCK and BENCH_FRAME_CLOCK
+# (icount or wall),
 # BENCH_TIMEOUT (guest watchdog, 1500 s),
 # LOOP=1 (the warm and one-edit `make check` runs, about a minute each);
 # LOOP=cold adds, first, a `make check` from an empty cache (a fresh
@@ -48,7 +55,8 @@ mkdir -p "$HOSTDIR"
 raw=$HOSTDIR/bench-raw.json
 host=$HOSTDIR/bench-host.json
 log=$HOSTDIR/bench-guest.log
-rm -f "$raw" "$host" "$HOSTDIR/bench.json" "$HOSTDIR"/bench*.png "$HOSTDIR"/bench-core-*
+rm -f "$raw" "$host" "$HOSTDIR/bench.json" "$HOSTDIR"/bench*.png "$HOSTDIR"/bench-core-* \
+	"$HOSTDIR"/bench-frame-icount.* "$HOSTDIR"/bench-fanout-icount.*
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -104,13 +112,35 @@ else
 	printf '{"meta":{"only":""},"runs":[]}\n' > "$raw"
 fi
 
-# 2a. the fan-out's verdicts: one boot of its own on the instruction
-#     counter (BENCH_FANOUT_CLOCK=icount), the same waiters and events
+# 2a. the frame cost's verdicts: one boot of their own on the instruction
+#     counter (BENCH_FRAME_CLOCK=icount), the same sides, slices and
+#     rounds (one vCPU: no frame-any round there)
+frame_json='"requested":false'
+frclock=${BENCH_FRAME_CLOCK:-icount}
+case "$frclock" in icount|wall) ;; *) die "BENCH_FRAME_CLOCK is icount or wall, not '$frclock'" ;; esac
 fanout_json='"requested":false'
 fclock=${BENCH_FANOUT_CLOCK:-icount}
 case "$fclock" in icount|wall) ;; *) die "BENCH_FANOUT_CLOCK is icount or wall, not '$fclock'" ;; esac
 cclock=${BENCH_CORE_CLOCK:-icount}
 case "$cclock" in icount|wall) ;; *) die "BENCH_CORE_CLOCK is icount or wall, not '$cclock'" ;; esac
+case " $only " in *" frame "*) fr_want=1 ;; *) fr_want=0 ;; esac
+if [ "$fr_want" = 1 ] && [ "$frclock" = icount ]; then
+	f=bench-frame-icount.json
+	say "bench: frame cost on the instruction counter (VIVPOLL_ICOUNT=0, one vCPU)"
+	set +e
+	VIVPOLL_ICOUNT=0 tools/qemu-run.sh --timeout "${BENCH_TIMEOUT:-1500}" \
+		--log "$HOSTDIR/bench-frame-icount.log" -- \
+		"${vars}BENCH_ONLY=frame BENCH_OUT=/host/$f /vivpoll/bench.sh" \
+		> "$HOSTDIR/bench-frame-icount.out" 2>&1
+	rc=$?
+	set -e
+	grep -E '^bench: [^ ]|guest:|error:' "$HOSTDIR/bench-frame-icount.out" | grep -v '^bench: \[' || true
+	[ "$rc" = 0 ] || say "bench: the frame cost boot failed (status $rc); see $HOSTDIR/bench-frame-icount.out"
+	frame_json="\"requested\":true,\"clock\":\"icount\",\"rc\":$rc,\"file\":\"$f\""
+fi
+
+# 2b. the fan-out's verdicts: one boot of its own on the instruction
+#     counter (BENCH_FANOUT_CLOCK=icount), the same waiters and events
 case " $only " in *" fanout "*) fo_want=1 ;; *) fo_want=0 ;; esac
 if [ "$fo_want" = 1 ] && [ "$fclock" = icount ]; then
 	f=bench-fanout-icount.json
@@ -127,7 +157,7 @@ if [ "$fo_want" = 1 ] && [ "$fclock" = icount ]; then
 	fanout_json="\"requested\":true,\"clock\":\"icount\",\"rc\":$rc,\"file\":\"$f\""
 fi
 
-# 2b. the poll core: the patched kernel (this KCONFIG, default) against the
+# 2c. the poll core: the patched kernel (this KCONFIG, default) against the
 #     same kernel built without CONFIG_POLL_LEGACY_NULL_TABLE (noknob),
 #     booted in turn (patched, unpatched, patched, unpatched...), each boot
 #     running only pollcore. The boots of one kernel give the noise floor.
@@ -203,8 +233,8 @@ if [ "${LOOP:-0}" != 0 ]; then
 	done
 fi
 
-printf '{"boots":[%s],"guest_run_s":%s,"guest_rc":%s,"loop":{%s},"core":{%s},"fanout":{%s},"kconfig":"%s","kver":"%s"}\n' \
-	"$boot_json" "$guest_s" "$grc" "$loop_json" "$core_json" "$fanout_json" "$KCONFIG" "$KVER" > "$host"
+printf '{"boots":[%s],"guest_run_s":%s,"guest_rc":%s,"loop":{%s},"core":{%s},"frame":{%s},"fanout":{%s},"kconfig":"%s","kver":"%s"}\n' \
+	"$boot_json" "$guest_s" "$grc" "$loop_json" "$core_json" "$frame_json" "$fanout_json" "$KCONFIG" "$KVER" > "$host"
 
 # 4. the table, bench.json, the charts; the exit status. docs/ gets the
 #    charts after a whole run (every phase, every guest's status 0), whether
@@ -215,7 +245,7 @@ python3 tools/bench-report.py --raw "$raw" --host "$host" --dir "$HOSTDIR" \
 rc=$?
 set -e
 if [ "$grc" = 0 ] && [ -z "${BENCH_ONLY:-}" ] && [ "${VIVPOLL_BENCH_DOCS:-1}" != 0 ] &&
-	grep -q '"boots":\[{' <<< "$core_json" && ! grep -q '"rc":[1-9]' <<< "$core_json$fanout_json"; then
+	grep -q '"boots":\[{' <<< "$core_json" && ! grep -q '"rc":[1-9]' <<< "$core_json$frame_json$fanout_json"; then
 	for png in bench.png bench-pollcore.png bench-fanout.png; do
 		[ ! -s "$HOSTDIR/$png" ] || cp "$HOSTDIR/$png" "docs/$png"
 	done
