@@ -3,12 +3,12 @@
 # prints each failure, skip, expected failure and flake with its reason and
 # ends with "N passed, N failed, N skipped"; non-zero on failure.
 #
-# Two guests side by side, by the clock a suite's verdict needs:
-# - the time guest runs on QEMU's instruction counter (qemu-run.sh:
-#   VIVPOLL_ICOUNT, default shift 0), one vCPU: its clocks advance by the
-#   instructions it runs and its idle time is skipped, so a host that does
-#   not run QEMU (a stop, a busy machine) takes no time from it: frame
-#   sequences, FRAME_SYNC, rates and latencies are judged there;
+# Three guests side by side, by the clock a suite's verdict needs:
+# - two time guests run on QEMU's instruction counter (qemu-run.sh:
+#   VIVPOLL_ICOUNT, default shift 0), one vCPU each: their clocks advance
+#   by the instructions they run and their idle time is skipped, so a host
+#   that does not run QEMU (a stop, a busy machine) takes no time from them:
+#   frame sequences, FRAME_SYNC, rates and latencies are judged there;
 # - the race guest (the suites that exist for races: stress, unbind under
 #   load, the switch toggled under waiters, the fuzzer; RACE_SUITES below)
 #   runs on two vCPUs and the host's clock (QEMU 7.2 hangs bringing up a
@@ -34,7 +34,7 @@ set -eu -o pipefail
 # v4l2-compliance over all formats (965 s on a loaded machine).
 case "$tier" in quick) test_timeout=600 ;; full) test_timeout=1800 ;;
 *) die "TIER wants quick or full, not '$tier'" ;; esac
-[ -z "${LANES:-}" ] || die "LANES is gone: the suites run in a time guest and a race guest (see the top of tools/check.sh)"
+[ -z "${LANES:-}" ] || die "LANES is gone: the suites run in two time guests and a race guest (see the top of tools/check.sh)"
 icount=${VIVPOLL_ICOUNT:-0}
 case "$icount" in [0-9]|10) ;; *) die "VIVPOLL_ICOUNT wants a shift of 0 to 10, not '$icount'" ;; esac
 # The debug kernel runs the same suites, longer.
