@@ -6,11 +6,21 @@
 # 0.3 20. A guest on the instruction counter (make check's time guest)
 # sees none of it. Run it in the background, then the check, e.g.
 #	tools/stop-qemu.sh 4 & make check
-# It ends after its N stops, or when no QEMU has run for 60 s.
+# Only QEMUs started after it are stopped (not another check's). It ends
+# after its N stops, or when no such QEMU has run for 60 s.
 set -eu
 delay=${1:-4} stop=${2:-0.3} gap=${3:-0.3} n=${4:-20}
 case "$delay$n" in *[!0-9]*|'') echo "stop-qemu.sh: DELAY and N want whole numbers" >&2; exit 2 ;; esac
-qemus() { pgrep -f '^qemu-system-x86_64 -machine q35' || true; }
+SECONDS=0
+# qemus: the QEMUs of this machine started since this script did
+qemus() {
+	local pid age
+	for pid in $(pgrep -f '^qemu-system-x86_64 -machine q35' || true); do
+		age=$(ps -o etimes= -p "$pid" 2> /dev/null | tr -d ' ')
+		[ -n "$age" ] && [ "$age" -le "$SECONDS" ] && echo "$pid"
+	done
+	return 0
+}
 # oldest: the age in seconds of the oldest QEMU running ('' for none)
 oldest() {
 	local pid age max=
