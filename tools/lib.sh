@@ -188,12 +188,21 @@ pristine_tree() {
 	local r d
 	r=$(kernel_revision)
 	d=$VIVPOLL_CACHE/pristine-$KVER${r:+-$r}
+	# one extraction at a time, whichever checkout asks (two at once
+	# removed each other's tree: make check KVER=7.2 beside another's,
+	# 2026-12-07, checkpatch found no tree)
 	if [ ! -f "$d/Makefile" ]; then
-		rm -rf "$d.tmp"
-		mkdir -p "$d.tmp"
-		tar -xf "$(kernel_tarball)" -C "$d.tmp" --strip-components=1
-		rm -rf "$d"
-		mv "$d.tmp" "$d"
+		mkdir -p "$VIVPOLL_CACHE"
+		(
+			flock 9
+			if [ ! -f "$d/Makefile" ]; then
+				rm -rf "$d.tmp"
+				mkdir -p "$d.tmp"
+				tar -xf "$(kernel_tarball)" -C "$d.tmp" --strip-components=1
+				rm -rf "$d"
+				mv "$d.tmp" "$d"
+			fi
+		) 9> "$d.lock" >&2
 	fi
 	echo "$d"
 }
