@@ -17,13 +17,15 @@
 #
 # Then the installed program itself:
 #  - without -d, with vivid, vivpoll and vimc loaded and vivpoll's node
-#    standing in for a real camera's (tests/fake-driver.c: VIDIOC_QUERYCAP
-#    says uvcvideo for it): that node is named as left alone, and the
-#    kernel's own log of it (the V4L2 core's dev_debug: ioctls, open,
-#    release, poll) shows nothing but VIDIOC_QUERYCAP, while the same log
-#    shows the runner's run on it polling and requesting buffers; vivid's
-#    capture node is tested, its other nodes and vimc's are named as not
-#    tested;
+#    standing in for a real camera's (tests/fake-driver.c: its sysfs
+#    driver link and VIDIOC_QUERYCAP say uvcvideo): that node is named as
+#    left alone, and the kernel's own log of it (the V4L2 core's
+#    dev_debug: ioctls, open, release, poll) shows nothing at all, not even
+#    an open, while the same log shows the runner's run on it opening it,
+#    polling and requesting buffers; vivid's capture node is tested, its
+#    other nodes and vimc's are named as not tested;
+#  - the same with only VIDIOC_QUERYCAP saying uvcvideo (sysfs: vivpoll):
+#    the node is opened, and named as not tested with both names;
 #  - -d on vimc's capture node (no read()) and on vivid's video output
 #    node: the whole test skips (exit 4) saying why;
 #  - on vivid, switch on, where a wait for POLLIN cannot start streaming
@@ -49,8 +51,9 @@ end() {
 	finish
 }
 # the nodes, the runner on 2 drivers x 2 switch settings, vimc and vivid's
-# output skipped, the stand-in left alone, no start possible, a failed start
-plan 10
+# output skipped, the stand-in left alone, sysfs and VIDIOC_QUERYCAP
+# disagreeing, no start possible, a failed start
+plan 11
 for f in "$bin" "$ksft/run_kselftest.sh" "$shim" /vivpoll/kselftest/coreutils/timeout; do
 	[ -x "$f" ] || [ -f "$f" ] || { not_ok "$f missing"; end; }
 done
@@ -229,7 +232,8 @@ skip_all() {
 skip_all "vimc's Raw Capture 0, no read()" "$vm" "(vimc): no V4L2_CAP_READWRITE"
 skip_all "vivid's video output" "$vo" "(vivid): not a video capture node"
 
-# Without -d, vivpoll's node standing in for a real camera's: left alone.
+# Without -d, vivpoll's node standing in for a real camera's: left alone,
+# never opened (the test reads its driver from sysfs).
 dbg=/sys/class/video4linux/${vp#/dev/}/dev_debug
 echo 0x15 > "$dbg"
 klog_mark standin
@@ -240,23 +244,40 @@ echo 0 > "$dbg"
 klog_since standin | node_log "$vp" | sort | uniq -c | sort -rn > /tmp/vpt.standin.log
 plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$out")
 pass=$(grep -cE '^ok [0-9]+ video_poll\.[a-z_]+\.wait$' "$out")
-touched=$(awk '$2 != "open" && $2 != "release" && $2 != "VIDIOC_QUERYCAP" { printf "%s%s x%s", s, $2, $1; s = ", " }' /tmp/vpt.standin.log)
-tested=$(awk '$2 == "poll" || $2 == "VIDIOC_REQBUFS" { printf "%s%s x%s", s, $2, $1; s = ", " }' /tmp/vpt.tested.log)
-what_="video_poll_test without -d, $vp standing in for a uvcvideo node (LD_PRELOAD fake-driver.so), switch off"
+touched=$(awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }' /tmp/vpt.standin.log)
+tested=$(awk '$2 == "open" || $2 == "poll" || $2 == "VIDIOC_REQBUFS" { printf "%s%s x%s", s, $2, $1; s = ", " }' /tmp/vpt.tested.log)
+what_="video_poll_test without -d, $vp standing in for a uvcvideo node (LD_PRELOAD fake-driver.so: sysfs and VIDIOC_QUERYCAP), switch off"
 why=
 [ "$st" = 0 ] && [ -n "$plan" ] && [ "$pass" = "$plan" ] ||
 	why="$why exit $st, $pass of '$plan' cases passed;"
 grep -q "^# left alone (.*): $vp (uvcvideo)\$" "$out" || why="$why $vp not named as left alone;"
-[ -z "$touched" ] && grep -q ' VIDIOC_QUERYCAP$' /tmp/vpt.standin.log ||
-	why="$why the kernel logged more than VIDIOC_QUERYCAP on $vp: ${touched:-no VIDIOC_QUERYCAP};"
-[ -n "$tested" ] || why="$why the kernel's log of $vp shows no poll and no VIDIOC_REQBUFS for the runner's run on it either: the check cannot see a tested node;"
+[ -z "$touched" ] || why="$why the kernel logged $touched on $vp, which the test was to leave unopened;"
+for w in open poll VIDIOC_REQBUFS; do
+	grep -q " $w\$" /tmp/vpt.tested.log ||
+		why="$why the kernel's log of $vp shows no $w for the runner's run on it either: the check cannot see a tested node;"
+done
 grep -q "^# not tested: .*$vo (vivid): not a video capture node.*$vm (vimc): no V4L2_CAP_READWRITE" "$out" ||
 	why="$why $vo and $vm not named as not tested;"
 if [ -n "$why" ]; then
 	not_ok "$what_:$why"
 	grep -E '^not ok|^# .*:[0-9]+:|left alone|not tested' "$out" | head -5 | sed 's/^/# /'
 else
-	ok "$what_: all $plan cases pass on $vd; $vp left alone: the kernel logged only $(awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }' /tmp/vpt.standin.log) on it (the runner's run on it: $tested, ...); $vo and $vm named as not tested"
+	ok "$what_: all $plan cases pass on $vd; $vp left alone: the kernel logged nothing on it, not even an open (the runner's run on it: $tested, ...); $vo and $vm named as not tested"
+fi
+
+# sysfs says vivpoll, VIDIOC_QUERYCAP uvcvideo: opened, then not tested.
+out=/tmp/vpt.mismatch
+FAKE_DRIVER_ONLY=querycap FAKE_DRIVER_NODE=$vp FAKE_DRIVER_NAME=uvcvideo LD_PRELOAD=$shim "$bin" > "$out" 2>&1
+st=$?
+what_="video_poll_test without -d, VIDIOC_QUERYCAP of $vp saying uvcvideo (LD_PRELOAD fake-driver.so), sysfs vivpoll"
+plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$out")
+pass=$(grep -cE '^ok [0-9]+ video_poll\.[a-z_]+\.wait$' "$out")
+if [ "$st" = 0 ] && [ -n "$plan" ] && [ "$pass" = "$plan" ] && ! grep -q "left alone" "$out" &&
+	grep -q "^# not tested: .*$vp (vivpoll): VIDIOC_QUERYCAP names driver uvcvideo" "$out"; then
+	ok "$what_: $vp named as not tested ($(sed -n "s|^# not tested: .*\($vp (vivpoll): [^;]*\).*|\1|p" "$out")), all $plan cases pass on $vd"
+else
+	not_ok "$what_: exit $st, $vp not named as not tested with both drivers"
+	grep -E '^not ok|^# .*:[0-9]+:|left alone|not tested' "$out" | head -5 | sed 's/^/# /'
 fi
 
 # where_start_fails DESCRIPTION FILE: the selftest's output on vivid with

@@ -160,13 +160,15 @@ MSG
 fi
 
 # Patch 3: the kernel selftest of the claim (selftests/media_tests/ is its
-# one source), listed in the folder's Makefile and .gitignore.
+# one source), listed in the folder's Makefile (linked with -lpthread: its
+# event raiser is a thread) and .gitignore.
 cp "$TOP/selftests/media_tests/video_poll_test.c" "$work/$st/"
 sed -i 's/^TEST_GEN_PROGS := .*/& video_poll_test/' "$work/$st/Makefile"
+echo '$(OUTPUT)/video_poll_test: LDLIBS += -lpthread' >> "$work/$st/Makefile"
 echo video_poll_test >> "$work/$st/.gitignore"
 sed -i "s|^F:\tdrivers/media/test-drivers/vivpoll/\$|&\nF:\t$st/video_poll_test.c|" "$work/MAINTAINERS"
 grep -q "^F:	$st/video_poll_test.c$" "$work/MAINTAINERS" || die "MAINTAINERS: no vivpoll entry to add the selftest to"
-grep -q 'video_poll_test$' "$work/$st/Makefile" || die "$st/Makefile: no TEST_GEN_PROGS line to add video_poll_test to"
+grep -q '^TEST_GEN_PROGS := .* video_poll_test$' "$work/$st/Makefile" || die "$st/Makefile: no TEST_GEN_PROGS line to add video_poll_test to"
 g add -A
 g commit -q -s -F - <<'MSG'
 selftests: media_tests: add video_poll_test for poll_requested_events()
@@ -204,10 +206,22 @@ streaming on the node: where nothing can start (no signal, a failing
 sensor), it would pass whatever the poll core did, so it skips there
 with the reason.
 
+A woken case raises the event from a thread, and only once the waiter
+sleeps in the wait under test with no event pending: every event is
+dequeued first, and the thread raises it only when the waiter's
+/proc/self/task/TID/stat says S and its /proc/self/task/TID/syscall
+(which names the syscall of a task off the CPU only) names the wait's
+syscall. A wait that began with an event pending would return from its
+first pass, which the old core too ran with the caller's poll_table,
+and pass: the test fails it instead, and checks that the event the wait
+reports was queued after the waiter was seen asleep.
+
 The test runs on the node named with -d, else on every video capture
-node of a test driver (vivid, vivpoll, vimc); the nodes of other
-drivers, a real camera's, are left alone (only queried with
-VIDIOC_QUERYCAP) and named. A node that is not a video capture node, or
+node of a test driver (vivid, vivpoll, vimc). It learns a node's driver
+from sysfs before it opens it (/sys/dev/char/MAJOR:MINOR/device/driver),
+so the nodes of other drivers, a real camera's, are left alone, never
+opened, and named; a test driver's node, once opened, must name the same
+driver in VIDIOC_QUERYCAP. A node that is not a video capture node, or
 has no V4L2_CAP_READWRITE (vimc) or no control events, is not tested,
 with the reason; with no node to test, the test skips.
 

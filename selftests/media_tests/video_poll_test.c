@@ -32,12 +32,21 @@
  * poll core did, so it skips there with the reason. The POLLIN cases do
  * not check first: they are what fails where no wait starts streaming.
  *
+ * A woken case raises the event from a thread of its own, and only once
+ * the waiter sleeps in the wait under test with no event pending (how
+ * that is known: raise_event()). A wait that began with an event pending
+ * would return from its first pass, where the pre-v3.4 select() and poll()
+ * too passed the caller's poll_table, and could pass there: such a case
+ * fails instead.
+ *
  * The nodes: the one named with -d, else every /dev/video* of a test
- * driver (vivid, vivpoll, vimc); nodes of other drivers (a real camera)
- * are left alone, opened for VIDIOC_QUERYCAP only, and named. A node that
- * is not a video capture node, has no V4L2_CAP_READWRITE (vimc) or no
- * control events is not tested, with the reason. A case with no node to
- * test skips; with no node at all, the whole test does.
+ * driver (vivid, vivpoll, vimc), the driver read from sysfs before the
+ * node is opened (sysfs_driver()) and checked against VIDIOC_QUERYCAP
+ * once it is. Nodes of other drivers (a real camera) are left alone, not
+ * opened at all, and named. A node that is not a video capture node, has
+ * no V4L2_CAP_READWRITE (vimc) or no control events is not tested, with
+ * the reason. A case with no node to test skips; with no node at all, the
+ * whole test does.
  *
  * Usage: video_poll_test [-d /dev/videoN] [kselftest harness options]
  */
@@ -47,8 +56,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
-#include <signal.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,14 +69,16 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <linux/videodev2.h>
 
 #include "../kselftest_harness.h"
 
 #define MAX_NODES	64
 #define WAIT_MS		5000	/* the longest a wait may block */
-#define RAISE_DELAY_MS	50	/* after the waiter is seen asleep */
+#define LOOK_US		1000	/* the raiser looks at the waiter this often */
 
 enum wait_api {
 	API_SELECT,
@@ -96,6 +108,51 @@ static const char *const api_names[] = {
 	[API_EPOLL_MOD] = "epoll (EPOLL_CTL_MOD)",
 };
 
+/*
+ * The syscalls each wait API may sleep in, whichever the C library makes
+ * (select() may be pselect6, poll() ppoll, epoll_wait() epoll_pwait; the
+ * _time64 ones on 32-bit architectures).
+ */
+#ifdef SYS_select
+#define NR_SELECT		SYS_select
+#else
+#define NR_SELECT		SYS_pselect6
+#endif
+#ifdef SYS_pselect6_time64
+#define NR_PSELECT6_TIME64	SYS_pselect6_time64
+#else
+#define NR_PSELECT6_TIME64	SYS_pselect6
+#endif
+#ifdef SYS_poll
+#define NR_POLL			SYS_poll
+#else
+#define NR_POLL			SYS_ppoll
+#endif
+#ifdef SYS_ppoll_time64
+#define NR_PPOLL_TIME64		SYS_ppoll_time64
+#else
+#define NR_PPOLL_TIME64		SYS_ppoll
+#endif
+#ifdef SYS_epoll_wait
+#define NR_EPOLL_WAIT		SYS_epoll_wait
+#else
+#define NR_EPOLL_WAIT		SYS_epoll_pwait
+#endif
+#ifdef SYS_epoll_pwait2
+#define NR_EPOLL_PWAIT2		SYS_epoll_pwait2
+#else
+#define NR_EPOLL_PWAIT2		SYS_epoll_pwait
+#endif
+
+static const long wait_syscalls[][3] = {
+	[API_SELECT] = { NR_SELECT, SYS_pselect6, NR_PSELECT6_TIME64 },
+	[API_PSELECT] = { SYS_pselect6, NR_PSELECT6_TIME64, SYS_pselect6 },
+	[API_POLL] = { NR_POLL, SYS_ppoll, NR_PPOLL_TIME64 },
+	[API_PPOLL] = { SYS_ppoll, NR_PPOLL_TIME64, SYS_ppoll },
+	[API_EPOLL_ADD] = { NR_EPOLL_WAIT, SYS_epoll_pwait, NR_EPOLL_PWAIT2 },
+	[API_EPOLL_MOD] = { NR_EPOLL_WAIT, SYS_epoll_pwait, NR_EPOLL_PWAIT2 },
+};
+
 static const char *const sit_names[] = {
 	[SIT_WAKE] = "woken by the event",
 	[SIT_ZERO_TIMEOUT] = "with a zero timeout",
@@ -113,7 +170,26 @@ static struct {
 } nodes[MAX_NODES];
 static int n_nodes;
 /* Why the other nodes are not tested; the nodes left alone. */
-static char not_tested[512], left_alone[256];
+static char not_tested[512], left_alone[512];
+
+/* What the raiser of a woken case did (raise_event()). */
+enum raise_result {
+	RAISED,		/* the event, once the waiter slept in the wait */
+	RAISE_FAILED,	/* open() or VIDIOC_S_CTRL failed: err */
+	WAIT_ENDED,	/* the wait returned before it was seen asleep in it */
+	NOT_SEEN,	/* not seen asleep in the wait in WAIT_MS */
+};
+
+struct raiser {
+	pthread_t thread;
+	bool running;
+	pid_t waiter;		/* the thread that waits */
+	int done;		/* set when the wait returned */
+	int result;		/* enum raise_result */
+	int err;
+	struct timespec asleep;	/* when the waiter was seen asleep */
+	char said[48];		/* what its syscall file said last */
+};
 
 /* The node under test in a case, and the case. */
 struct vnode {
@@ -126,7 +202,7 @@ struct vnode {
 	__s32 orig, other;	/* its value, and the one that raises it */
 	bool restore;
 	struct v4l2_format fmt;
-	pid_t raiser;
+	struct raiser raiser;
 	enum wait_api api;
 	enum wait_sit sit;
 	enum wait_req req;
@@ -246,13 +322,19 @@ FIXTURE_VARIANT_ADD(video_poll, epoll_mod_zero_timeout_in) {
 	.api = API_EPOLL_MOD, .sit = SIT_ZERO_TIMEOUT, .req = REQ_IN,
 };
 
+/* Tell the raiser that the wait returned, and wait for it to end. */
+static void raiser_stop(struct vnode *self)
+{
+	if (!self->raiser.running)
+		return;
+	__atomic_store_n(&self->raiser.done, 1, __ATOMIC_RELEASE);
+	pthread_join(self->raiser.thread, NULL);
+	self->raiser.running = false;
+}
+
 static void node_close(struct vnode *self)
 {
-	if (self->raiser > 0) {
-		kill(self->raiser, SIGKILL);
-		waitpid(self->raiser, NULL, 0);
-		self->raiser = 0;
-	}
+	raiser_stop(self);
 	if (self->restore) {
 		struct v4l2_control c = { self->cid, self->orig };
 
@@ -407,29 +489,146 @@ static const char *node_open(struct vnode *self, char *why, size_t len)
 	return NULL;
 }
 
-/* Child: wait until the parent sleeps in its wait, then change the control. */
-static void raise_event(struct vnode *self, pid_t waiter)
+/* The start of a file, NUL-terminated, or false. */
+static bool read_start(const char *path, char *buf, size_t size)
 {
+	ssize_t n = -1;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, size - 1);
+		close(fd);
+	}
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/*
+ * Whether the waiter sleeps in a syscall of the wait under test (see
+ * raise_event()); said: what its syscall file said (or why not read).
+ */
+static bool asleep_in_wait(struct vnode *self, char *said, size_t len)
+{
+	char path[64], buf[256], *p;
+	unsigned int i;
+	long nr;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+		 self->raiser.waiter);
+	if (!read_start(path, buf, sizeof(buf))) {
+		snprintf(said, len, "stat: %s", strerror(errno));
+		return false;
+	}
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'S') {
+		snprintf(said, len, "state %c", p ? p[2] : '?');
+		return false;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
+		 self->raiser.waiter);
+	if (!read_start(path, buf, sizeof(buf))) {
+		snprintf(said, len, "syscall: %s", strerror(errno));
+		return false;
+	}
+	buf[strcspn(buf, "\n ")] = '\0';
+	snprintf(said, len, "%.24s", buf);
+	nr = strtol(buf, &p, 10);
+	if (p == buf || *p)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(wait_syscalls[0]); i++)
+		if (nr == wait_syscalls[self->api][i])
+			return true;
+	return false;
+}
+
+/*
+ * The raiser of a woken case, a thread: once the waiter sleeps in the
+ * wait under test, change the control from a file handle of its own (a
+ * handle gets no events of its own changes).
+ *
+ * That the waiter sleeps there is known from /proc: its
+ * /proc/self/task/TID/stat says S, the interruptible sleep of select(),
+ * poll() and epoll_wait() (a sleep for a page in their first pass would
+ * be D), and then its /proc/self/task/TID/syscall names a syscall of the
+ * wait API. That file (CONFIG_HAVE_ARCH_TRACEHOOK) names the syscall only
+ * of a task that stays off the CPU and not runnable while it is read, and
+ * says "running" else; being in the same thread group, the raiser may
+ * read it whatever ptrace is allowed. The waiter makes no other wait
+ * syscall while the raiser runs, and vb2's queue lock, the one its poll
+ * could sleep for in S, is free until the raiser opens the node. Not
+ * /proc/.../wchan: it names a kernel function, which changes with the
+ * kernel's version, configuration and inlining (hrtimer_wakeup for every
+ * wait here, on a 6.1 x86_64 tinyconfig).
+ *
+ * No event is pending when the wait begins: the waiter dequeued every
+ * event before it started the raiser, and nothing but the raiser changes
+ * the control. A wait that began with one pending would return without
+ * sleeping: the raiser sees it return first (WAIT_ENDED), raises nothing,
+ * and the case fails. The event the wait reports must have been queued
+ * after the raiser saw the waiter asleep (its timestamp, CLOCK_MONOTONIC
+ * as asleep, is checked).
+ */
+static void *raise_event(void *arg)
+{
+	struct vnode *self = arg;
+	struct raiser *r = &self->raiser;
 	struct v4l2_control c = { .id = self->cid, .value = self->other };
-	struct timespec delay = { 0, RAISE_DELAY_MS * 1000000L };
-	char stat[64], buf[256], *p;
+	struct timespec look = { 0, LOOK_US * 1000L };
 	int i, fd;
 
-	snprintf(stat, sizeof(stat), "/proc/%d/stat", waiter);
-	for (i = 0; i < WAIT_MS / RAISE_DELAY_MS; i++) {
-		FILE *f = fopen(stat, "r");
-
-		p = f && fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-		if (f)
-			fclose(f);
-		if (p && p[1] == ' ' && p[2] == 'S')
+	r->result = NOT_SEEN;
+	snprintf(r->said, sizeof(r->said), "nothing: not read yet");
+	for (i = 0; i < WAIT_MS * 1000 / LOOK_US; i++) {
+		if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
+			r->result = WAIT_ENDED;
+			return NULL;
+		}
+		if (asleep_in_wait(self, r->said, sizeof(r->said)))
 			break;
-		nanosleep(&delay, NULL);
+		nanosleep(&look, NULL);
 	}
-	nanosleep(&delay, NULL);
-	/* From another file handle: a handle does not get its own changes. */
-	fd = open(self->path, O_RDWR);
-	_exit(fd < 0 || ioctl(fd, VIDIOC_S_CTRL, &c) ? 1 : 0);
+	if (i == WAIT_MS * 1000 / LOOK_US)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &r->asleep);
+	fd = open(self->path, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, VIDIOC_S_CTRL, &c)) {
+		r->err = errno;
+		r->result = RAISE_FAILED;
+	} else {
+		r->result = RAISED;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* Dequeue every pending event, without blocking: 0, or -errno. */
+static int drain_events(struct vnode *self)
+{
+	struct v4l2_event ev;
+	int flags, r = 0;
+
+	flags = fcntl(self->fd, F_GETFL);
+	if (flags < 0 || fcntl(self->fd, F_SETFL, flags | O_NONBLOCK))
+		return -errno;
+	do {
+		r = ioctl(self->fd, VIDIOC_DQEVENT, &ev) ? -errno : 0;
+	} while (!r);
+	if (r == -ENOENT)
+		r = 0;
+	if (fcntl(self->fd, F_SETFL, flags) && !r)
+		r = -errno;
+	return r;
+}
+
+/* a before b */
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
 static __u32 req_events(enum wait_req req)
@@ -598,6 +797,15 @@ static void check_idle(struct __test_metadata *_metadata,
 				       self->path, api, strerror(-r));
 		EXPECT_EQ((__u32)V4L2_EVENT_CTRL, ev.type);
 		EXPECT_EQ(self->cid, ev.id);
+		EXPECT_EQ(0U, ev.pending)
+			TH_LOG("%s: more than the raiser's event after %s",
+			       self->path, api);
+		EXPECT_FALSE(ts_before(&ev.timestamp, &self->raiser.asleep))
+			TH_LOG("%s: event queued at %lld.%09ld, before %s slept (%lld.%09ld)",
+			       self->path, (long long)ev.timestamp.tv_sec,
+			       (long)ev.timestamp.tv_nsec, api,
+			       (long long)self->raiser.asleep.tv_sec,
+			       (long)self->raiser.asleep.tv_nsec);
 	} else {
 		EXPECT_EQ(0U, rev & (POLLPRI | POLLIN))
 			TH_LOG("%s: %s %s: events 0x%x, none pending",
@@ -614,12 +822,40 @@ static void check_idle(struct __test_metadata *_metadata,
 		       strerror(-r));
 }
 
+/* What the raiser of a woken case did, in words. */
+static void raiser_why(struct vnode *self, int n, __u32 rev, char *why,
+		       size_t len)
+{
+	const struct raiser *r = &self->raiser;
+	const char *api = api_names[self->api];
+
+	switch (r->result) {
+	case RAISED:
+		snprintf(why, len, "%s: raised once %s slept", self->path, api);
+		break;
+	case RAISE_FAILED:
+		snprintf(why, len, "%s: VIDIOC_S_CTRL 0x%x in the raiser: %s",
+			 self->path, self->cid, strerror(r->err));
+		break;
+	case WAIT_ENDED:
+		snprintf(why, len,
+			 "%s: %s for POLLPRI returned (%d, events 0x%x) before it was seen asleep in it, and no event was raised: one was pending? (/proc/self/task/%d/syscall said '%s' last)",
+			 self->path, api, n, rev, r->waiter, r->said);
+		break;
+	default:
+		snprintf(why, len,
+			 "%s: %s for POLLPRI not seen asleep in it in %d ms (/proc/self/task/%d/syscall said '%s' last)",
+			 self->path, api, WAIT_MS, r->waiter, r->said);
+	}
+}
+
 /* The case on one node, opened by node_open(). */
 static void check_node(struct __test_metadata *_metadata, struct vnode *self)
 {
 	const char *api = api_names[self->api];
-	int n, r, status;
+	char why[320];
 	__u32 rev;
+	int n, r;
 
 	if (self->sit == SIT_READY_BEFORE || self->sit == SIT_READY_AFTER) {
 		r = ready_eventfd(self);
@@ -631,22 +867,23 @@ static void check_node(struct __test_metadata *_metadata, struct vnode *self)
 				       strerror(-r));
 	}
 	if (self->sit == SIT_WAKE) {
-		pid_t waiter = getpid();
-
-		self->raiser = fork();
-		ASSERT_LE(0, self->raiser);
-		if (!self->raiser)
-			raise_event(self, waiter);
+		r = drain_events(self);
+		ASSERT_EQ(0, r) TH_LOG("%s: VIDIOC_DQEVENT before %s: %s",
+				       self->path, api, strerror(-r));
+		self->raiser.waiter = syscall(SYS_gettid);
+		self->raiser.done = 0;
+		r = pthread_create(&self->raiser.thread, NULL, raise_event,
+				   self);
+		ASSERT_EQ(0, r) TH_LOG("pthread_create: %s", strerror(r));
+		self->raiser.running = true;
 		self->restore = true;
 	}
 	n = wait_once(self, self->sit == SIT_ZERO_TIMEOUT ? 0 : WAIT_MS, &rev);
+	raiser_stop(self);
 	ASSERT_LE(0, n) TH_LOG("%s: %s: %s", self->path, api, strerror(-n));
-	if (self->raiser > 0) {
-		ASSERT_EQ(self->raiser, waitpid(self->raiser, &status, 0));
-		self->raiser = 0;
-		ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
-			TH_LOG("%s: VIDIOC_S_CTRL 0x%x in the raiser failed",
-			       self->path, self->cid);
+	if (self->sit == SIT_WAKE) {
+		raiser_why(self, n, rev, why, sizeof(why));
+		ASSERT_EQ(RAISED, self->raiser.result) TH_LOG("%s", why);
 	}
 	if (self->req == REQ_IN)
 		check_reading(_metadata, self, api);
@@ -687,6 +924,10 @@ TEST_F(video_poll, wait)
 	self->v.api = variant->api;
 	self->v.sit = variant->sit;
 	self->v.req = variant->req;
+	if (variant->sit == SIT_WAKE && access("/proc/self/syscall", R_OK))
+		SKIP(return,
+		     "/proc/self/syscall: %s: no way to see the waiter sleep in the wait (CONFIG_HAVE_ARCH_TRACEHOOK)",
+		     strerror(errno));
 	for (i = 0; i < n_nodes; i++) {
 		self->v.path = nodes[i].path;
 		self->v.driver = nodes[i].driver;
@@ -718,17 +959,80 @@ static bool is_test_driver(const char *driver)
 }
 
 /*
+ * The driver that owns the node at path, from sysfs, without opening the
+ * node: /sys/dev/char/MAJOR:MINOR is the node's video4linux class device
+ * (found by the node's device number, whatever /dev calls it), and its
+ * device/driver link names the driver bound to the device the V4L2 device
+ * belongs to (the platform devices of vivid, vivpoll and vimc, the USB
+ * interface of uvcvideo). Not the class device's name attribute, which is
+ * the video device's name ("vivid-000-vid-cap", "Raw Capture 0"), nor its
+ * uevent (MAJOR, MINOR, DEVNAME). 0 with the name in driver, or -errno
+ * with why not in why.
+ */
+static int sysfs_driver(const char *path, char *driver, size_t size,
+			char *why, size_t len)
+{
+	char link[64], target[PATH_MAX], *name;
+	struct stat st;
+	ssize_t n;
+	int err;
+
+	if (stat(path, &st)) {
+		err = errno;
+		snprintf(why, len, "stat: %s", strerror(err));
+		return -err;
+	}
+	if (!S_ISCHR(st.st_mode)) {
+		snprintf(why, len, "not a character device");
+		return -ENODEV;
+	}
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device/driver",
+		 major(st.st_rdev), minor(st.st_rdev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0) {
+		err = errno;
+		snprintf(why, len, "%s: %s", link, strerror(err));
+		return -err;
+	}
+	target[n] = '\0';
+	name = strrchr(target, '/');
+	name = name ? name + 1 : target;
+	if (strlen(name) >= size) {
+		snprintf(why, len, "%s: a name too long", link);
+		return -ENAMETOOLONG;
+	}
+	memcpy(driver, name, strlen(name) + 1);
+	return 0;
+}
+
+/*
  * The node at path, if it is a video capture node with read() and, with
- * test_only, of a test driver; else say why not. A node of another driver
- * is left alone: opened for VIDIOC_QUERYCAP only.
+ * test_only, of a test driver; else say why not. Without test_only (-d)
+ * any driver's node is tested. With it, the driver is learnt from sysfs
+ * first: a node of another driver, or of a driver sysfs does not name, is
+ * left alone, never opened; a test driver's is opened, and its
+ * VIDIOC_QUERYCAP must name the same driver.
  */
 static void add_node(const char *path, bool test_only)
 {
 	struct v4l2_capability cap = { };
-	char why[160] = "", driver[sizeof(cap.driver)];
+	char why[200] = "", driver[sizeof(cap.driver)], sysfs[64], err[120];
 	__u32 caps;
 	int fd;
 
+	if (test_only) {
+		if (sysfs_driver(path, sysfs, sizeof(sysfs), err, sizeof(err))) {
+			snprintf(why, sizeof(why), "%s (driver unknown: %s)",
+				 path, err);
+			add_why(left_alone, sizeof(left_alone), why);
+			return;
+		}
+		if (!is_test_driver(sysfs)) {
+			snprintf(why, sizeof(why), "%s (%s)", path, sysfs);
+			add_why(left_alone, sizeof(left_alone), why);
+			return;
+		}
+	}
 	fd = open(path, O_RDWR);
 	if (fd < 0) {
 		snprintf(why, sizeof(why), "%s: open: %s", path,
@@ -743,15 +1047,13 @@ static void add_node(const char *path, bool test_only)
 	}
 	memcpy(driver, cap.driver, sizeof(driver));
 	driver[sizeof(driver) - 1] = '\0';
-	if (test_only && !is_test_driver(driver)) {
-		snprintf(why, sizeof(why), "%s (%s)", path, driver);
-		add_why(left_alone, sizeof(left_alone), why);
-		close(fd);
-		return;
-	}
 	caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps :
 							 cap.capabilities;
-	if (!(caps & V4L2_CAP_VIDEO_CAPTURE))
+	if (test_only && strcmp(driver, sysfs))
+		snprintf(why, sizeof(why),
+			 "%s (%s): VIDIOC_QUERYCAP names driver %s",
+			 path, sysfs, driver);
+	else if (!(caps & V4L2_CAP_VIDEO_CAPTURE))
 		snprintf(why, sizeof(why),
 			 "%s (%s): not a video capture node (device caps 0x%08x)",
 			 path, driver, caps);
@@ -828,7 +1130,8 @@ int main(int argc, char **argv)
 	}
 	if (left_alone[0])
 		fprintf(stderr, "# left alone (%s): %s\n",
-			"not a test driver's; -d NODE tests any", left_alone);
+			"not a test driver's by sysfs, not opened; -d NODE tests any",
+			left_alone);
 	if (not_tested[0])
 		fprintf(stderr, "# not tested: %s\n", not_tested);
 	return test_harness_run(out, argv);
