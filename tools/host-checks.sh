@@ -10,7 +10,9 @@
 # 0 warnings, 0 checks" line for each file it read: one that crashes prints
 # no complaint and is not clean. The plan ("1..N", first) is what the
 # repository has to check, counted before anything runs: two results for
-# the driver's sources, one for each patch of patches/, five for make series
+# the driver's sources, two for each patch of patches/ (checkpatch, and
+# tools/check-patch-warnings.sh: what -Wmaybe-uninitialized finds in the C
+# files it touches that it does not in the pristine ones), five for make series
 # and its identity and one for each of the three patches it writes (driver,
 # admin-guide page, selftest), one for DKMS; a check that dies part-way, or
 # a series short of a patch, leaves fewer: tools/check.sh fails it.
@@ -49,7 +51,7 @@ checkpatch() {
 }
 # the plan, from what there is to check (see above)
 plan=$(($(find "$TOP/drivers/vivpoll" -maxdepth 1 -name '*.[ch]' ! -name '*.mod.c' | grep -q . && echo 2 || echo 0) +
-	$(patch_files | grep -c . || true) +
+	2 * $(patch_files | grep -c . || true) +
 	$([ -f "$TOP/drivers/vivpoll/Kconfig" ] && echo $((5 + 3)) || echo 0) +
 	$([ -f "$TOP/drivers/vivpoll/dkms.conf" ] && echo 1 || echo 0)))
 echo "1..$plan"
@@ -120,6 +122,15 @@ for p in $(patch_files); do
 		[ -s "$tmp/pp" ] || remember
 	fi
 	result "checkpatch --strict patches/$(basename "$p")" "$tmp/pp"
+	# the C files it touches, compiled as the kernel compiles them with
+	# -Wmaybe-uninitialized: no warning the pristine files do not have
+	: > "$tmp/pw"
+	if ! clean "maybe-uninitialized $KDIR" "$p" "$TOP/tools/check-patch-warnings.sh"; then
+		tools/check-patch-warnings.sh "$KDIR" "$pristine" "$p" > "$tmp/pw" 2>&1 ||
+			[ -s "$tmp/pw" ] || echo "tools/check-patch-warnings.sh failed" > "$tmp/pw"
+		[ -s "$tmp/pw" ] || remember
+	fi
+	result "patches/$(basename "$p"): the C files it touches gain no warning with -Wmaybe-uninitialized (GCC, the kernel's own command)" "$tmp/pw"
 done
 
 # The upstream-style series (make series): generated, and checkpatch-clean,
