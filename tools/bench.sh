@@ -123,38 +123,35 @@ fclock=${BENCH_FANOUT_CLOCK:-icount}
 case "$fclock" in icount|wall) ;; *) die "BENCH_FANOUT_CLOCK is icount or wall, not '$fclock'" ;; esac
 cclock=${BENCH_CORE_CLOCK:-icount}
 case "$cclock" in icount|wall) ;; *) die "BENCH_CORE_CLOCK is icount or wall, not '$cclock'" ;; esac
-case " $only " in *" frame "*) fr_want=1 ;; *) fr_want=0 ;; esac
-if [ "$fr_want" = 1 ] && [ "$frclock" = icount ]; then
-	f=bench-frame-icount.json
-	say "bench: frame cost on the instruction counter (VIVPOLL_ICOUNT=0, one vCPU)"
+# counted PHASE WHAT: PHASE in a boot of its own on the instruction counter
+# (one vCPU, every guest clock a count of its instructions); sets
+# counted_json for the report
+counted() {
+	local f=bench-$1-icount.json rc
+	say "bench: $2 on the instruction counter (VIVPOLL_ICOUNT=0, one vCPU)"
 	set +e
 	VIVPOLL_ICOUNT=0 tools/qemu-run.sh --timeout "${BENCH_TIMEOUT:-1500}" \
-		--log "$HOSTDIR/bench-frame-icount.log" -- \
-		"${vars}BENCH_ONLY=frame BENCH_OUT=/host/$f /vivpoll/bench.sh" \
-		> "$HOSTDIR/bench-frame-icount.out" 2>&1
+		--log "$HOSTDIR/bench-$1-icount.log" -- \
+		"${vars}BENCH_ONLY=$1 BENCH_OUT=/host/$f /vivpoll/bench.sh" \
+		> "$HOSTDIR/bench-$1-icount.out" 2>&1
 	rc=$?
 	set -e
-	grep -E '^bench: [^ ]|guest:|error:' "$HOSTDIR/bench-frame-icount.out" | grep -v '^bench: \[' || true
-	[ "$rc" = 0 ] || say "bench: the frame cost boot failed (status $rc); see $HOSTDIR/bench-frame-icount.out"
-	frame_json="\"requested\":true,\"clock\":\"icount\",\"rc\":$rc,\"file\":\"$f\""
+	grep -E '^bench: [^ ]|guest:|error:' "$HOSTDIR/bench-$1-icount.out" | grep -v '^bench: \[' || true
+	[ "$rc" = 0 ] || say "bench: the $2 boot failed (status $rc); see $HOSTDIR/bench-$1-icount.out"
+	counted_json="\"requested\":true,\"clock\":\"icount\",\"rc\":$rc,\"file\":\"$f\""
+}
+case " $only " in *" frame "*) fr_want=1 ;; *) fr_want=0 ;; esac
+if [ "$fr_want" = 1 ] && [ "$frclock" = icount ]; then
+	counted frame "frame cost"
+	frame_json=$counted_json
 fi
 
 # 2b. the fan-out's verdicts: one boot of its own on the instruction
 #     counter (BENCH_FANOUT_CLOCK=icount), the same waiters and events
 case " $only " in *" fanout "*) fo_want=1 ;; *) fo_want=0 ;; esac
 if [ "$fo_want" = 1 ] && [ "$fclock" = icount ]; then
-	f=bench-fanout-icount.json
-	say "bench: fan-out on the instruction counter (VIVPOLL_ICOUNT=0, one vCPU)"
-	set +e
-	VIVPOLL_ICOUNT=0 tools/qemu-run.sh --timeout "${BENCH_TIMEOUT:-1500}" \
-		--log "$HOSTDIR/bench-fanout-icount.log" -- \
-		"${vars}BENCH_ONLY=fanout BENCH_OUT=/host/$f /vivpoll/bench.sh" \
-		> "$HOSTDIR/bench-fanout-icount.out" 2>&1
-	rc=$?
-	set -e
-	grep -E '^bench: [^ ]|guest:|error:' "$HOSTDIR/bench-fanout-icount.out" | grep -v '^bench: \[' || true
-	[ "$rc" = 0 ] || say "bench: the fan-out boot failed (status $rc); see $HOSTDIR/bench-fanout-icount.out"
-	fanout_json="\"requested\":true,\"clock\":\"icount\",\"rc\":$rc,\"file\":\"$f\""
+	counted fanout fan-out
+	fanout_json=$counted_json
 fi
 
 # 2c. the poll core: the patched kernel (this KCONFIG, default) against the
