@@ -118,6 +118,13 @@ pick() {
 # guest (of make check: SUITES runs just what it names).
 RACE_SUITES="80 82 84 86"
 TIME2_SUITES="10 20 30 46 50 87 88 92 94"
+# The full tier's epoll selftests (the kernel's, for epoll's wake-ups and
+# races, no V4L2 time) include three that spin: 100000 wake-ups, 8
+# spinning waiters, 1000 timer waits. On one counted vCPU every spin is
+# guest time paid in instructions: the suite had not ended after 12
+# minutes (make check-full, 2026-12-07), where two vCPUs take about 3.
+# There it runs in the race guest.
+[ "$tier" != full ] || RACE_SUITES="$RACE_SUITES 88"
 if [ -n "${SUITES:-}" ]; then
 	chosen=$(pick "$SUITES")
 else
@@ -126,7 +133,7 @@ fi
 is_in() { case " $2 " in *" ${1%%-*} "*) true ;; *) false ;; esac; }
 health=$(for s in $all_suites; do ! is_in "$s" 99 || echo "$s"; done)
 run1=$(for s in $chosen; do is_in "$s" "$RACE_SUITES $TIME2_SUITES" || echo "$s"; done)
-run2=$(for s in $chosen; do ! is_in "$s" "$TIME2_SUITES" || echo "$s"; done)
+run2=$(for s in $chosen; do ! is_in "$s" "$TIME2_SUITES" || is_in "$s" "$RACE_SUITES" || echo "$s"; done)
 run3=$(for s in $chosen; do ! is_in "$s" "$RACE_SUITES" || echo "$s"; done)
 [ -n "${SUITES:-}" ] || run2="$run2 $health" run3="$run3 $health"
 run1=$(echo $run1) run2=$(echo $run2) run3=$(echo $run3)
@@ -191,7 +198,9 @@ guest() {
 	[ "$rc" = 0 ] || tail -40 "$out/$1.out" >&2
 }
 
-say "check: $tier tier, scale $scale; time guests (${icount:+instruction counter, shift $icount}${icount:-on the host clock: VIVPOLL_ICOUNT=off}):$(echo ${run1:- none}) |$(echo ${run2:- none}); race guest (2 vCPUs):$(echo ${run3:- none})${left_out:+; not for this kernel:$left_out}"
+clock="on the host clock: VIVPOLL_ICOUNT=off"
+[ -z "$icount" ] || clock="instruction counter, shift $icount"
+say "check: $tier tier, scale $scale; time guests ($clock):$(echo ${run1:- none}) |$(echo ${run2:- none}); race guest (2 vCPUs):$(echo ${run3:- none})${left_out:+; not for this kernel:$left_out}"
 names=() pids=()
 [ -z "$run1" ] || { guest time1 "$run1" "$icount" & pids+=($!); names+=(time1); }
 [ -z "$run2" ] || { guest time2 "$run2" "$icount" & pids+=($!); names+=(time2); }
