@@ -26,9 +26,8 @@
 # has no options (tools/lib.sh selftests_tree), with a longer limit a test (tests/Makefile), printed
 # beside it. In the quick tier the tests that wait out a timeout by design
 # (about 1.1 s each, 9 of the 13 s) run in a second harness process beside
-# the others. Each guest of make check runs one setting
-# (VIVPOLL_EPOLL_MODES, set by tools/check.sh, which compares the two
-# guests' "# epoll result" lines test by test); run alone, both.
+# the others. It runs both settings and compares them test by test
+# (VIVPOLL_EPOLL_MODES=0 or 1: one setting alone, no comparison).
 #
 # VIVPOLL_FAULT=epoll-flaky-on (tools/check-harness.sh): with the switch
 # on, epoll16 fails every other run (the first included), as a regression

@@ -165,33 +165,43 @@ class Report:
         return self.verdict(name, max([pooled] + rounds), limit)
 
     # ---- 1. frame cost ---------------------------------------------------
-    def frame_icount(self):
-        """The frame rounds of the boot on the instruction counter: a list,
-        or None when there was none (BENCH_FRAME_CLOCK=wall); a boot that
-        failed or left no results is an error and an empty list. Its runs'
-        errors (warm-up included) are errors."""
-        hf = self.host.get("frame") or {}
+    def counted_runs(self, phase, what, run_errors=False):
+        """The PHASE runs of the boot of their own on the instruction
+        counter (WHAT names it), and that boot's meta: (a list, a dict), or
+        (None, None) when there was none (BENCH_*_CLOCK=wall); a boot that
+        failed or left no PHASE rows is an error and an empty list. With
+        run_errors its runs' errors (warm-up included) are errors too."""
+        hf = self.host.get(phase) or {}
         if not hf.get("requested"):
-            return None
-        prob = None
+            return None, None
+        prob = meta = None
         if hf.get("rc") != 0:
-            prob = "the frame cost boot (icount) exited with status {}".format(hf.get("rc"))
+            prob = "the {} boot (icount) exited with status {}".format(what, hf.get("rc"))
         else:
             try:
                 with open(os.path.join(self.dir, hf["file"])) as f:
                     raw = json.load(f)
-                self.frame_meta = raw.get("meta", {})
+                meta = raw.get("meta", {})
                 allr = raw.get("runs", [])
-                self.errors.extend(dict(r, phase="{} (icount boot)".format(r.get("phase")))
-                                   for r in allr if "error" in r)
-                runs = [r for r in allr if r.get("phase") == "frame"]
+                if run_errors:
+                    self.errors.extend(dict(r, phase="{} (icount boot)".format(r.get("phase")))
+                                       for r in allr if "error" in r)
+                runs = [r for r in allr if r.get("phase") == phase]
                 if runs:
-                    return runs
-                prob = "the frame cost boot (icount) has no frame rows"
+                    return runs, meta
+                prob = "the {} boot (icount) has no {} rows".format(what, phase)
             except (OSError, ValueError, KeyError) as e:
-                prob = "the frame cost boot (icount) left no results ({})".format(e)
-        self.errors.append({"phase": "frame", "test": "icount boot", "error": prob})
-        return []
+                prob = "the {} boot (icount) left no results ({})".format(what, e)
+        self.errors.append({"phase": phase, "test": "icount boot", "error": prob})
+        return [], meta
+
+    def frame_icount(self):
+        """The frame rounds of the boot on the instruction counter (see
+        counted_runs()); its meta becomes the frame rows' meta."""
+        runs, meta = self.counted_runs("frame", "frame cost", run_errors=True)
+        if meta is not None:
+            self.frame_meta = meta
+        return runs
 
     def frame(self):
         if self.skipped("frame", "1", "Frame cost"):
@@ -846,34 +856,11 @@ class Report:
     # ---- 8. fan-out: N waiters on one vivpoll node vs one eventfd ------------
     FANOUT_APIS = ("select", "poll", "epoll")
 
-    def fanout_icount(self):
-        """The runs of the fan-out boot on the instruction counter: a list,
-        or None when there was none (BENCH_FANOUT_CLOCK=wall); a boot that
-        failed or left no results is an error and an empty list."""
-        hf = self.host.get("fanout") or {}
-        if not hf.get("requested"):
-            return None
-        prob = None
-        if hf.get("rc") != 0:
-            prob = "the fan-out boot (icount) exited with status {}".format(hf.get("rc"))
-        else:
-            try:
-                with open(os.path.join(self.dir, hf["file"])) as f:
-                    raw = json.load(f)
-                runs = [r for r in raw.get("runs", []) if r.get("phase") == "fanout"]
-                if runs:
-                    return runs
-                prob = "the fan-out boot (icount) has no fanout rows"
-            except (OSError, ValueError, KeyError) as e:
-                prob = "the fan-out boot (icount) left no results ({})".format(e)
-        self.errors.append({"phase": "fanout", "test": "icount boot", "error": prob})
-        return []
-
     def fanout(self):
         if self.skipped("fanout", "8", "Fan-out"):
             return
         wall = [r for r in self.runs if r.get("phase") == "fanout"]
-        ic = self.fanout_icount()
+        ic = self.counted_runs("fanout", "fan-out")[0]
         icount = ic is not None
         # the verdicts: the instruction counter's runs if there was that
         # boot, else the first boot's (by the host's clock)
