@@ -68,7 +68,9 @@ patch_files() {
 # VIVPOLL_ARCHIVE=off: as if the archive could not be reached (nothing is
 # asked of it, nothing fetched: what has to come from it is skipped, or
 # taken from the cache where a script says so).
-ARCHIVE_SUITES="unstable testing"
+# experimental last: only what no other suite has (linux-source-7.3) is
+# taken from it.
+ARCHIVE_SUITES="unstable testing experimental"
 archive_apt() {
 	local a=$VIVPOLL_CACHE/apt mirror s age tried
 	ARCHIVE_WHY=
@@ -85,6 +87,8 @@ archive_apt() {
 		-o APT::Sandbox::User=root)
 	exec 8> "$a/lock"
 	flock 8
+	# lists of other suites than today's are no lists at all
+	[ "$(cat "$a/suites" 2>/dev/null)" = "$ARCHIVE_SUITES" ] || rm -f "$a/updated" "$a/tried"
 	age=$(($(date +%s) - $(stat -c %Y "$a/updated" 2>/dev/null || echo 0)))
 	tried=$(($(date +%s) - $(stat -c %Y "$a/tried" 2>/dev/null || echo 0)))
 	if [ "$age" -gt "${VIVPOLL_APT_MAXAGE:-86400}" ] && { [ ! -f "$a/updated" ] || [ "$tried" -gt 3600 ]; }; then
@@ -100,6 +104,7 @@ archive_apt() {
 			done > "$a/sources.list"
 			if apt-get "${APT[@]}" --error-on=any update > "$a/update.log" 2>&1; then
 				touch "$a/updated"
+				echo "$ARCHIVE_SUITES" > "$a/suites"
 			else
 				ARCHIVE_WHY="apt-get update of $ARCHIVE_SUITES from $mirror failed: $(grep -E '^(E|W|Err):' "$a/update.log" | head -1)"
 			fi
@@ -114,7 +119,7 @@ archive_apt() {
 }
 
 # archive_version PKG: "SUITE VERSION" of PKG in the newest suite that has
-# it (unstable, else testing), whatever revision that suite holds today;
+# it (unstable, else testing, else experimental), whatever revision that suite holds today;
 # nothing if none has it. Needs archive_apt.
 archive_version() {
 	local s v
@@ -135,7 +140,8 @@ kernel_tarball() {
 	esac
 }
 
-# Cache key: kernel source package, patches, fragments, the build recipe.
+# Cache key: kernel source package, the patches' diffs, fragments, the
+# build recipe.
 kernel_key() {
 	local tarball
 	tarball=$(kernel_tarball) || die "no linux-source-$KVER"
@@ -143,7 +149,8 @@ kernel_key() {
 		dpkg-query -W -f='${Version}\n' "linux-source-$KVER" 2>/dev/null || true
 		echo "${tarball##*/}"
 		stat -c '%s %Y' "$tarball"
-		patch_files | xargs -r cat
+		# the diffs alone: a patch's message builds nothing
+		patch_files | xargs -r sed -s -n '/^diff --git /,$p'
 		kconfig_fragments | xargs cat
 		cat "$TOP/tools/build-kernel.sh"
 	} | sha256sum | cut -c1-12
