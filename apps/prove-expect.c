@@ -55,10 +55,10 @@
 /*
  * Since 6.12.118 (stable: "io_uring/poll: don't poll a writer for a read
  * side hangup"), io_poll_unmask() adds EPOLLRDHUP only when the request
- * asks for POLLIN, POLLRDNORM or POLLRDBAND. Debian's 7.2.13 does not have
- * it: its io_init_poll_iocb() adds IO_POLL_UNMASK, EPOLLRDHUP included, to
- * every request, as 6.1's does.
- * The kernels vivpoll supports are 6.1 and 7.2 (without it) and 6.12
+ * asks for POLLIN, POLLRDNORM or POLLRDBAND. Debian's 7.2.13 and 7.3-rc7
+ * do not have it: their io_init_poll_iocb() adds IO_POLL_UNMASK, EPOLLRDHUP
+ * included, to every request, as 6.1's does.
+ * The kernels vivpoll supports are 6.1, 7.2 and 7.3 (without it) and 6.12
  * (with it, in Debian's 6.12.118).
  */
 static bool io_uring_rdhup_reads_only(void)

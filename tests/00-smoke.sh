@@ -1,10 +1,10 @@
 #!/bin/sh
-# Boot smoke test: the guest runs the patched kernel (6.1, 6.12 or 7.2), the driver and the
+# Boot smoke test: the guest runs the patched kernel (6.1, 6.12, 7.2 or 7.3), the driver and the
 # comparison modules load, /dev, debugfs and the host share are usable.
 . /vivpoll/lib.sh
 plan 11
-try "kernel is 6.1, 6.12 or 7.2, the one whose modules the guest holds ($(uname -r))" \
-	sh -c 'uname -r | grep -Eq "^(6\.1|6\.12|7\.2)\." && [ -f "/lib/modules/$(uname -r)/modules.dep" ]'
+try "kernel is 6.1, 6.12, 7.2 or 7.3, the one whose modules the guest holds ($(uname -r))" \
+	sh -c 'uname -r | grep -Eq "^(6\.1|6\.12|7\.[23])\." && [ -f "/lib/modules/$(uname -r)/modules.dep" ]'
 try "legacy poll switch exists and is off" sh -c '[ "$(cat /proc/sys/fs/poll_legacy_null_table)" = 0 ]'
 try "vivpoll is loaded" sh -c 'grep -q "^vivpoll " /proc/modules'
 try "vivid loads and unloads" sh -c 'modprobe vivid n_devs=1 && rmmod vivid'

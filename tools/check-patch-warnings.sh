@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # check-patch-warnings.sh KDIR PRISTINE PATCH: every C file PATCH touches,
 # compiled as the kernel compiles it (the command kbuild recorded in
-# KDIR's .FILE.o.cmd) plus GCC's -Wmaybe-uninitialized (W=2's; kbuild
-# passes -Wno-maybe-uninitialized below it), once as KDIR has it (the
-# series applied) and once as PRISTINE has it, in KDIR's build context.
+# KDIR's .FILE.o.cmd; KDIR is the build folder, the tree's own or an O=
+# one), once as the build has it (the series applied) and once as
+# PRISTINE has it, in KDIR's build context. With GCC, plus
+# -Wmaybe-uninitialized (W=2's; kbuild passes -Wno-maybe-uninitialized
+# below it); with clang, its own warnings (-Wsometimes-uninitialized is on
+# in every clang build: what the 0-day robot reports).
 # Prints each warning the patched file has and the pristine one does not
 # (by text, line numbers aside), one a line; exit 0 for none, 1 for some,
 # 2 when a file could not be checked (no recorded command: not built in
@@ -22,11 +25,14 @@ warnings() {
 	# (savedcmd_ since 6.5), the compile alone (objtool runs after a ';')
 	cmd=$(sed -n -E "s#^(saved)?cmd_${obj} := ##p" "$kdir/$(dirname "$f")/.$(basename "$obj").cmd")
 	cmd=${cmd%%;*}
-	# no dependency file, no object in the tree: the source given, a
-	# temporary object; and the warning W=2 would add
-	cmd=$(printf '%s\n' "$cmd" | sed -E "s# -Wp,-MMD,[^ ]+##; s# -o $obj # -o $tmp/x.o #; s# $f *\$# $src#; s# -Wno-maybe-uninitialized##g")
+	# no dependency file, no object in the tree: the source given (the
+	# file as the tree names it: relative, or under an O= build's
+	# source tree), a temporary object; with GCC the warning W=2 adds
+	cmd=$(printf '%s\n' "$cmd" | sed -E "s# -Wp,-MMD,[^ ]+##; s# -o $obj # -o $tmp/x.o #; s# ([^ ]*/)?$f *\$# $src#; s# -Wno-maybe-uninitialized##g")
 	case "$cmd" in *" $src") ;; *) echo "cannot find the compile of $f in its .cmd"; return 2 ;; esac
-	if ! (cd "$kdir" && eval "$cmd -Wmaybe-uninitialized") > "$tmp/log" 2>&1; then
+	# the compiler is what comes before the first option (ccache clang-19)
+	case " ${cmd%% -*} " in *clang*) ;; *) cmd="$cmd -Wmaybe-uninitialized" ;; esac
+	if ! (cd "$kdir" && eval "$cmd") > "$tmp/log" 2>&1; then
 		echo "cannot compile $f ($src): $(grep -m1 'error' "$tmp/log")"
 		return 2
 	fi

@@ -10,8 +10,9 @@
 # - the driver built for x86_64, i386, arm and arm64, =y and =m, with the
 #   profile's flags: W=1 C=1 (sparse) CF=-D__CHECK_ENDIAN__
 #   CONFIG_DEBUG_SECTION_MISMATCH=y, no warning; =m through modpost (which
-#   does the section mismatch analysis);
-# - smatch: a SKIP while Debian's archive has no smatch (apt is asked);
+#   does the section mismatch analysis); sparse is the one smatch's source
+#   carries (tools/build-smatch.sh: Debian 12's 0.6.4 is too old for 7.2);
+# - smatch -p=kernel on the driver (x86_64, =y), no warning;
 # - coccicheck on the driver, kernel-doc -Wall on its sources;
 # - the selftest built with kselftest's make, and run against /dev/null;
 # - with CONFIG_POLL_LEGACY_NULL_TABLE off, fs/select.o and fs/eventpoll.o
@@ -33,6 +34,8 @@ set -eu
 
 series=$BUILD/series
 ident=$(git_ident)
+# sparse and smatch, built once from ../shared/tools (tools/build-smatch.sh)
+checkers=$(tools/build-smatch.sh)
 name=${ident% <*}
 email=${ident##*<}
 email=${email%>}
@@ -40,7 +43,9 @@ SERIES_DIR=$series tools/make-series.sh
 pristine=$(pristine_tree)
 tarball=$(kernel_tarball)
 shash=$(cat "$series"/0*.patch | sha256sum | cut -c1-16)
-tkey=$({ echo "${tarball##*/}"; stat -c %s "$tarball"; patch_files | xargs -r cat; } |
+# the source tree's key: the tarball and the patches' diffs (a message
+# changes no build; checkpatch reads the patch files themselves)
+tkey=$({ echo "${tarball##*/}"; stat -c %s "$tarball"; patch_files | xargs -r sed -s -n '/^diff --git /,$p'; } |
 	sha256sum | cut -c1-12)
 root=$VIVPOLL_CACHE/series-$KVER-$tkey
 src=$root/src
@@ -89,6 +94,10 @@ done
 for p in $(sed "s|^|$series/|" "$series/series"); do
 	checkpatch "checkpatch --strict --max-line-length=80 $(basename "$p")" "$p" --max-line-length=80
 done
+
+# The guest kernel of make check for KVER (built first if the cache has
+# none: the checks of the patches' C files below compile in its context).
+kdir=$(tools/build-kernel.sh)
 
 # Everything below compiles: one at a time with tools/build-kernel.sh.
 exec 9>"$VIVPOLL_CACHE/.kernel-build.lock"
@@ -242,7 +251,7 @@ fi
 # for the first symbols the modules take from the kernel or other modules,
 # then how many more it suppressed); those lines, and only those, are not
 # counted as warnings.
-flags=(W=1 C=1 CF=-D__CHECK_ENDIAN__ CONFIG_DEBUG_SECTION_MISMATCH=y)
+flags=(W=1 C=1 CHECK="$checkers/sparse" CF=-D__CHECK_ENDIAN__ CONFIG_DEBUG_SECTION_MISMATCH=y)
 modpost_notice='^WARNING: modpost: "[A-Za-z0-9_.]+" \[[^]]+\] undefined!$|^WARNING: modpost: suppressed [0-9]+ unresolved symbol warnings because there were too many\)$|^(WARNING: |	*)(vmlinux(\.o|\.symvers)|Module\.symvers) is missing|^ +(Modules may not have dependencies or modversions|You may get many unresolved symbol (warnings|errors)|You can set KBUILD_MODPOST_WARN=1 to turn errors into warning|if you want to proceed at your own risk)\.?$'
 for arch in x86_64 i386 arm arm64; do
 	for ym in y m; do
@@ -274,7 +283,7 @@ for arch in x86_64 i386 arm arm64; do
 			fi
 			echo "$ckey" > "$o/.vivpoll-key"
 		fi
-		bkey="$ckey $shash $(sparse --version)"
+		bkey="$ckey $shash $checkers"
 		if [ "$(cat "$o/.vivpoll-clean" 2> /dev/null)" != "$bkey" ]; then
 			rm -f "$o/.vivpoll-clean"
 			stage "$arch-$ym: building $drv"
@@ -308,30 +317,39 @@ for arch in x86_64 i386 arm arm64; do
 	done
 done
 
-# smatch: the profile's second checker. Debian does not package it; it is
-# not fetched from anywhere else. apt is asked, through the machine's
-# sources (bookworm) and the project's own (unstable, testing).
-# The machine's lists must know sparse (make deps installed it) for their
-# silence about smatch to mean anything.
-candidate() { apt-cache policy "$1" 2> /dev/null | sed -n 's/^ *Candidate: //p' | grep -vx '(none)' || true; }
-smatch=$(candidate smatch)
-APT=()
-archive_apt 2> /dev/null || true
-[ -n "$smatch" ] || [ ${#APT[@]} = 0 ] || smatch=$(archive_version smatch)
-if [ -z "$(candidate sparse)" ] || [ ${#APT[@]} = 0 ] || [ -z "$(archive_version sparse)" ]; then
-	echo "apt cannot tell: its lists do not know sparse either (apt-get update)" > "$tmp/why"
-	tap fail "smatch -p=kernel on $drv" "$tmp/why"
-elif [ -z "$smatch" ]; then
-	tap skip "smatch -p=kernel on $drv" "smatch is not in Debian's archive (apt: no candidate in the machine's suites, nor in $ARCHIVE_SUITES); it is not fetched from elsewhere"
+# smatch: the profile's second checker, as it runs it (make C=1
+# CHECK="smatch -p=kernel"), on the driver in the x86_64 =y folder, built
+# again from scratch there; any line it prints about the driver counts.
+o=$root/x86_64-y
+n="smatch -p=kernel on $drv (x86_64, =y), no warning"
+if [ "$applies" = no ] || [ ! -f "$o/.vivpoll-clean" ]; then
+	echo "the series does not apply, or the x86_64 =y build failed" > "$tmp/why"
+	tap fail "$n" "$tmp/why"
 else
-	echo "Debian's archive has smatch $smatch: install it (tools/deps.sh) and run it here" > "$tmp/why"
-	tap fail "smatch -p=kernel on $drv" "$tmp/why"
+	mkey="$(cat "$o/.vivpoll-clean") smatch"
+	if [ "$(cat "$o/.vivpoll-smatch" 2> /dev/null)" != "$mkey" ]; then
+		rm -f "$o/.vivpoll-smatch"
+		stage "x86_64-y: smatch on $drv"
+		rm -rf "${o:?}/$drv"
+		mk x86_64 "$o" W=1 C=1 CHECK="$checkers/smatch -p=kernel" "$drv/" > "$o/.vivpoll-smatch.log" 2>&1 ||
+			echo "error: make failed" >> "$o/.vivpoll-smatch.log"
+		{ grep -F "$drv/" "$o/.vivpoll-smatch.log" | grep -E ' (warn|error|info): |warning|error' || true
+			grep -E '^error: make failed|C=1 specified, but' "$o/.vivpoll-smatch.log" || true
+			grep -qE "CHECK +$drv/vivpoll-core.c" "$o/.vivpoll-smatch.log" || echo "smatch did not run on $drv/vivpoll-core.c"
+		} > "$tmp/why"
+		[ -s "$tmp/why" ] || echo "$mkey" > "$o/.vivpoll-smatch"
+	fi
+	if [ -f "$o/.vivpoll-smatch" ]; then
+		tap ok "$n"
+	else
+		tap fail "$n" "$tmp/why"
+	fi
 fi
 
 # sparse: the tree's scripts/checker-valid.sh turns C=1 off, with a make
-# line that says neither warning nor error, when the sparse found is too
-# old for it (7.2 wants __typeof_unqual__, which Debian 12's 0.6.4 lacks).
-# Then the builds above ran without sparse: said here, once, not passed.
+# line that says neither warning nor error, when the sparse it is given is
+# too old for it (7.2 wants __typeof_unqual__, which Debian 12's 0.6.4
+# lacks; smatch's is newer). Then the builds above ran without sparse.
 nosparse=
 for arch in x86_64 i386 arm arm64; do
 	for ym in y m; do
@@ -339,15 +357,15 @@ for arch in x86_64 i386 arm arm64; do
 			"$root/$arch-$ym/.vivpoll-build.log" 2> /dev/null || nosparse="$nosparse $arch-$ym"
 	done
 done
-n="sparse (C=1) ran in every build of $drv"
+n="sparse (C=1, smatch's sparse) ran in every build of $drv"
 if [ "$applies" = no ]; then
 	echo "the series does not apply" > "$tmp/why"
 	tap fail "$n" "$tmp/why"
 elif [ -z "$nosparse" ]; then
-	tap ok "$n ($(sparse --version))"
+	tap ok "$n"
 else
-	newer=$([ ${#APT[@]} = 0 ] || archive_version sparse)
-	tap skip "$n" "linux-source-$KVER's scripts/checker-valid.sh rejects sparse $(sparse --version) (too old for this tree), so C=1 was off in:$nosparse; the archive's newer sparse (${newer:-none}) is built for a newer glibc than Debian 12's and is not taken from elsewhere"
+	echo "linux-source-$KVER's scripts/checker-valid.sh rejected $checkers/sparse, so C=1 was off in:$nosparse" > "$tmp/why"
+	tap fail "$n" "$tmp/why"
 fi
 
 # coccicheck on the driver's folder, every script of the tree, report
@@ -436,6 +454,73 @@ else
 		tap ok "$n"
 	fi
 fi
+# The C files the patches touch (patches/ for KVER: the demonstration's
+# fs/ files and the fixes), each compiled as the kernel compiles it, with
+# the tree's patch and without (tools/check-patch-warnings.sh): no warning
+# the pristine file does not have. GCC with -Wmaybe-uninitialized in the
+# guest kernel's build; clang with W=1 in a clang build of the same
+# configuration (below), which also builds the driver.
+cfiles=$(patch_files | grep -v '/0000-cover-letter.patch$' |
+	xargs sed -n 's#^diff --git a/\([^ ]*\.c\) b/.*#\1#p' | sort -u)
+pwarn() { # pwarn NAME KDIR: the check of every patch in KDIR's build
+	local p
+	: > "$tmp/pw"
+	for p in $(patch_files | grep -v '/0000-cover-letter.patch$'); do
+		tools/check-patch-warnings.sh "$2" "$pristine" "$p" > "$tmp/pw1" 2>&1 ||
+			{ [ -s "$tmp/pw1" ] || echo "tools/check-patch-warnings.sh failed"; } >> "$tmp/pw1"
+		sed "s#^#$(basename "$p"): #" "$tmp/pw1" >> "$tmp/pw"
+	done
+	if [ -s "$tmp/pw" ]; then
+		tap fail "$1" "$tmp/pw"
+	else
+		tap ok "$1"
+	fi
+}
+pwarn "GCC -Wmaybe-uninitialized: no new warning in $(echo $cfiles) (the guest kernel's build)" "$kdir"
+
+# clang: Debian 12's clang-16 where the tree accepts it, else the newest
+# clang Debian 12 has (clang-19: 7.2 asks for LLVM 17.0.1 at least)
+minclang=$(cd "$src" && scripts/min-tool-version.sh llvm)
+clang=
+for c in clang-16 clang-19; do
+	v=$("$c" -dumpversion 2> /dev/null) || continue
+	[ "$(printf '%s\n' "$minclang" "$v" | sort -V | head -1)" = "$minclang" ] && { clang=$c; break; }
+done
+o=$root/x86_64-clang
+n1="clang W=1: no new warning in $(echo $cfiles) (${clang:-no clang}, the guest kernel's configuration)"
+n2="clang W=1: $drv builds, no warning (${clang:-no clang})"
+if [ -z "$clang" ] || [ "$applies" = no ]; then
+	echo "no clang for this tree (it wants LLVM $minclang; clang-16 and clang-19: tools/deps.sh), or the series does not apply" > "$tmp/why"
+	tap fail "$n1" "$tmp/why"
+	tap fail "$n2" "$tmp/why"
+else
+	mkc() { make -C "$src" O="$o" -j"$(nproc)" ARCH=x86_64 CC="ccache $clang" HOSTCC="ccache gcc" "$@"; }
+	ckey=$({ cat "$kdir/.config"; "$clang" --version | head -1; echo "$tkey $shash"; declare -f mkc; } |
+		sha256sum | cut -c1-16)
+	if [ "$(cat "$o/.vivpoll-key" 2> /dev/null)" != "$ckey" ]; then
+		stage "x86_64-clang: configuring, preparing and building with $clang"
+		rm -rf "$o" && mkdir -p "$o"
+		{ cat "$kdir/.config"; printf 'CONFIG_VIDEO_VIVPOLL=m\nCONFIG_VIDEO_VIVPOLL_KUNIT_TEST=m\n'; } > "$o/.config"
+		{
+			mkc olddefconfig && grep -qx CONFIG_VIDEO_VIVPOLL=m "$o/.config" &&
+				mkc modules_prepare && mkc W=1 $(for f in $cfiles; do echo "${f%.c}.o"; done) &&
+				mkc W=1 KBUILD_MODPOST_WARN=1 "$drv/vivpoll.ko" "$drv/vivpoll_kunit.ko"
+		} > "$o/.vivpoll-build.log" 2>&1 || echo "error: make failed" >> "$o/.vivpoll-build.log"
+		# a failed build is tried again on the next run
+		grep -q '^error: make failed' "$o/.vivpoll-build.log" || echo "$ckey" > "$o/.vivpoll-key"
+	fi
+	pwarn "$n1" "$o"
+	{ grep -F "$drv/" "$o/.vivpoll-build.log" | complaints /dev/stdin | grep -vE "$modpost_notice"
+		grep -E '^error: make failed' "$o/.vivpoll-build.log"
+		[ -s "$o/$drv/vivpoll.ko" ] || echo "no $drv/vivpoll.ko (log: $o/.vivpoll-build.log)"
+	} > "$tmp/why" 2>&1 || true
+	if [ -s "$tmp/why" ]; then
+		tap fail "$n2" "$tmp/why"
+	else
+		tap ok "$n2"
+	fi
+fi
+
 stage done
 exec 9>&-
 

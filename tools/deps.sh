@@ -7,9 +7,11 @@
 # make check-series (and check-all) also install what only they need:
 # coccinelle (with ocamlopt, which its OCaml scripts need) and the cross
 # compilers of the series' builds for arm and arm64 (i386 builds with the
-# native gcc, -m32).
+# native gcc, -m32), clang (16, and 19 for trees that want LLVM 17 or
+# later) for the clang builds, and libsqlite3-dev for smatch
+# (tools/build-smatch.sh).
 set -eu
-series_pkgs=(coccinelle ocaml-nox gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu)
+series_pkgs=(coccinelle ocaml-nox gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu clang-16 clang-19 libsqlite3-dev)
 pkgs=(
 	linux-source-6.1 qemu-system-x86 busybox-static v4l-utils libv4l-dev
 	gcc make pkg-config flex bison bc libelf-dev libssl-dev cpio kmod

@@ -801,7 +801,7 @@ static void check_idle(struct __test_metadata *_metadata,
 			TH_LOG("%s: more than the raiser's event after %s",
 			       self->path, api);
 		EXPECT_FALSE(ts_before(&ev.timestamp, &self->raiser.asleep))
-			TH_LOG("%s: event queued at %lld.%09ld, before %s slept (%lld.%09ld)",
+			TH_LOG("%s: event %lld.%09ld < %s asleep %lld.%09ld",
 			       self->path, (long long)ev.timestamp.tv_sec,
 			       (long)ev.timestamp.tv_nsec, api,
 			       (long long)self->raiser.asleep.tv_sec,
@@ -1021,7 +1021,8 @@ static void add_node(const char *path, bool test_only)
 	int fd;
 
 	if (test_only) {
-		if (sysfs_driver(path, sysfs, sizeof(sysfs), err, sizeof(err))) {
+		if (sysfs_driver(path, sysfs, sizeof(sysfs), err,
+				 sizeof(err))) {
 			snprintf(why, sizeof(why), "%s (driver unknown: %s)",
 				 path, err);
 			add_why(left_alone, sizeof(left_alone), why);
