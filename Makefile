@@ -19,7 +19,7 @@ ifdef TIER
 export TIER
 endif
 
-.PHONY: all deps kernel guest run shell demo check check-full check-harness check-all series check-series bench clean help
+.PHONY: all deps kernel guest run shell demo check check-full check-harness check-all series check-series upstream bench clean help
 
 all: guest
 
@@ -65,6 +65,9 @@ bench: guest
 
 series: deps
 	@tools/make-series.sh
+
+upstream: deps
+	@tools/make-upstream.sh
 
 check-series: deps
 	@tools/deps.sh check-series

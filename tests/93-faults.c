@@ -532,6 +532,13 @@ struct call {
 	/* after teardown: is the device (or module) usable? */
 	int (*usable)(struct run *r, char *why, size_t len);
 	uint64_t errnos;	/* clean errors, besides ENOMEM */
+	/*
+	 * EINVAL is clean too when the injected fault's stack has this
+	 * function: module_add_driver() fails a driver's registration with
+	 * EINVAL when its module's drivers directory cannot be created
+	 * (upstream 85d2b0aa1703, v6.10; 6.1 with patches/0004)
+	 */
+	const char *einval_in;
 	unsigned int flags;
 	/*
 	 * Every point of one function, whatever the stride: the points whose
@@ -1256,7 +1263,8 @@ static int usable_module(struct run *r, char *why, size_t len)
 	}
 	/* unloaded (or never loaded): nothing of it is left */
 	if (!lstat("/sys/" VT_DRV_LINK, &st)) {
-		/* module_add_driver() without its drivers directory (6.1) */
+		/* module_add_driver() without its drivers directory (6.1
+		 * without upstream's 85d2b0aa1703, patches/0004) */
 		snprintf(why, len, "/sys/" VT_DRV_LINK " is left");
 		return -1;
 	}
@@ -1288,6 +1296,12 @@ static int usable_module(struct run *r, char *why, size_t len)
 	.name = n, .setup = s, .call = c, .after = a, .teardown = t, \
 	.usable = u, .errnos = e, .flags = f, .focus_in = in, \
 	.focus_until = until, .focus_within = within, .focus_must = must }
+#define CALL_FOCUS_EINVAL(n, s, c, a, t, u, e, f, in, until, within, must, \
+			  einval) { \
+	.name = n, .setup = s, .call = c, .after = a, .teardown = t, \
+	.usable = u, .errnos = e, .einval_in = einval, .flags = f, \
+	.focus_in = in, .focus_until = until, .focus_within = within, \
+	.focus_must = must }
 
 static const struct call calls[] = {
 	/* the media core's registration of the video node, each point */
@@ -1296,10 +1310,10 @@ static const struct call calls[] = {
 		   "__video_register_device", NULL, "vivpoll_probe",
 		   "dev_set_name"),
 	/* the first platform device's registration up to its probe */
-	CALL_FOCUS("module load (n_devs=3)", setup_module, call_module, NULL,
-		   close_all, usable_module, E_MOD, NO_DEVICE,
-		   "platform_device_add", "bus_probe_device", NULL,
-		   "dev_set_name"),
+	CALL_FOCUS_EINVAL("module load (n_devs=3)", setup_module, call_module,
+			  NULL, close_all, usable_module, E_MOD, NO_DEVICE,
+			  "platform_device_add", "bus_probe_device", NULL,
+			  "dev_set_name", "module_add_driver"),
 	CALL("open", NULL, call_open, NULL, close_all, usable_node, 0, 0),
 	CALL("S_FMT", setup_fmt, call_s_fmt, after_s_fmt, close_all,
 	     usable_node, 0, 0),
@@ -1341,6 +1355,8 @@ static const struct call calls[] = {
 };
 
 /* ---- a call's sequence, in a child ------------------------------------------ */
+
+static bool stack_has(const char *stack, const char *fn);
 
 /* ": f1 < f2 < ..." from a fault report's frames (not the "? " guesses) */
 static const char *stack_frames(const char *stack, char *buf, size_t len)
@@ -1470,7 +1486,9 @@ static int one_run(const struct call *c, struct seq *s, unsigned int nth,
 	if (!*fired && ret < 0)
 		RUN_FAIL("%s %u, no fault injected: the call fails with %s",
 			 what, nth, ret_str(ret));
-	if (ret < 0 && !clean_errno(c, ret))
+	/* EINVAL of einval_in: judged once the fault's stack is read */
+	if (ret < 0 && !clean_errno(c, ret) &&
+	    !(ret == -EINVAL && *fired && c->einval_in))
 		RUN_FAIL("%s %u: the call fails with %s, not a clean error",
 			 what, nth, ret_str(ret));
 	engine_ok = (c->flags & MAY_STREAM_FAIL) ||
@@ -1491,6 +1509,10 @@ static int one_run(const struct call *c, struct seq *s, unsigned int nth,
 	if (klog_judge(*fired, &v))
 		RUN_FAIL("%s %u (the call gave %s): the kernel log says: %s",
 			 what, nth, ret_str(ret), v.why);
+	if (ret == -EINVAL && !clean_errno(c, ret) &&
+	    !stack_has(v.stack, c->einval_in))
+		RUN_FAIL("%s %u: the call fails with EINVAL, not a clean error (its fault is not in %s)",
+			 what, nth, c->einval_in);
 	if (*fired)
 		snprintf(s->last, sizeof(s->last), "%s", v.stack);
 	if (verbose) {
