@@ -22,10 +22,14 @@ st=tools/testing/selftests/media_tests
 tree_of() { KVER=$1 pristine_tree; }
 # "Linux 7.3-rc7 (Debian's linux-source-7.3 7.3~rc7-1~exp1)"
 tree_name() {
-	local t=$1 k=$2 v
+	local t=$1 k=$2 v r
 	v=$(sed -n 's/^VERSION = //p;s/^PATCHLEVEL = //p;s/^SUBLEVEL = //p;s/^EXTRAVERSION = //p' "$t/Makefile" |
 		paste -sd' ' | awk '{ printf "%s.%s", $1, $2; if ($3 != 0) printf ".%s", $3; printf "%s", $4 }')
-	echo "Linux $v (Debian's linux-source-$k $(KVER=$k kernel_revision))"
+	# the archive's revision in the tarball's name (7.3), else Debian 12's
+	# installed package's (6.1)
+	r=$(KVER=$k kernel_revision)
+	[ -n "$r" ] || r=$(dpkg-query -W -f='${Version}' "linux-source-$k")
+	echo "Linux $v (Debian's linux-source-$k $r)"
 }
 
 # A scratch repository holding the pristine versions of the files FILES...
