@@ -89,7 +89,8 @@ checkpatch() { # checkpatch NAME PATCH OPTION...
 }
 for p in $(patch_files); do
 	case "$p" in */0000-cover-letter.patch) continue ;; esac
-	checkpatch "checkpatch --strict patches/$(basename "$p")" "$p"
+	# shellcheck disable=SC2046 # the options, one word each
+	checkpatch "checkpatch --strict patches/$(basename "$p")" "$p" $(checkpatch_ignores "$p")
 done
 for p in $(sed "s|^|$series/|" "$series/series"); do
 	checkpatch "checkpatch --strict --max-line-length=80 $(basename "$p")" "$p" --max-line-length=80

@@ -117,8 +117,9 @@ fi
 
 for p in $(patch_files); do
 	: > "$tmp/pp"
-	if ! clean checkpatch "$p"; then
-		checkpatch "$p" > "$tmp/pp"
+	if ! clean checkpatch "$p" "$TOP/tools/lib.sh"; then
+		# shellcheck disable=SC2046 # the options, one word each
+		checkpatch $(checkpatch_ignores "$p") "$p" > "$tmp/pp"
 		[ -s "$tmp/pp" ] || remember
 	fi
 	result "checkpatch --strict patches/$(basename "$p")" "$tmp/pp"

@@ -130,6 +130,18 @@ archive_version() {
 	done
 }
 
+# checkpatch_ignores PATCH: the options for checkpatch on PATCH beyond
+# --ignore UNKNOWN_COMMIT_ID (a tarball tree has no history to look ids up
+# in). A stable backport (its message says "commit <40 hex> upstream.")
+# keeps upstream's code and message as they are: the stable line and the
+# ids upstream's message quotes (GIT_COMMIT_ID), its long lines, and the
+# printk(KERN_ERR) and alignment of upstream's code are let through there,
+# by name. Nothing for any other patch.
+checkpatch_ignores() {
+	! grep -qE '^commit [0-9a-f]{40} upstream\.$' "$1" ||
+		echo --ignore GIT_COMMIT_ID,COMMIT_LOG_LONG_LINE,PREFER_PR_LEVEL,PARENTHESIS_ALIGNMENT
+}
+
 # The source tarball of linux-source-$KVER: Debian 12's package for 6.1 and
 # 6.12 (make deps installs it), else the archive's newest suite's, fetched
 # once per version into $VIVPOLL_CACHE/src (tools/fetch-kernel.sh).
