@@ -22,14 +22,20 @@ git_ident() {
 }
 
 # The config fragments for a KCONFIG variant: base, then the variant's own,
-# each followed by its guest/kconfig/$KVER/ counterpart when a kernel needs one.
+# each followed by its counterparts in the version folders guest/kconfig/V/
+# of every V up to $KVER, oldest first: a folder holds what changed with
+# that kernel and stays true after it (6.12: the buddy lockup detector; 7.3:
+# PROC_SYSCTL gone).
 kconfig_fragments() {
-	local k=$TOP/guest/kconfig f
+	local k=$TOP/guest/kconfig f v
 	for f in base $([ "$KCONFIG" = default ] || echo "$KCONFIG"); do
 		[ -f "$k/$f.config" ] ||
 			die "unknown KCONFIG=$KCONFIG (no guest/kconfig/$f.config)"
 		echo "$k/$f.config"
-		[ ! -f "$k/$KVER/$f.config" ] || echo "$k/$KVER/$f.config"
+		for v in $(cd "$k" && ls -d [0-9]* 2> /dev/null | sort -V); do
+			[ "$(printf '%s\n' "$v" "$KVER" | sort -V | tail -1)" = "$KVER" ] || continue
+			[ ! -f "$k/$v/$f.config" ] || echo "$k/$v/$f.config"
+		done
 	done
 }
 
