@@ -249,7 +249,7 @@ TEST_F(nest, follows_the_switch)
 	ASSERT_LT(0, r) TH_LOG("the call returned %d (%s)", r,
 			       r < 0 ? strerror(-r) : "nothing ready");
 	EXPECT_TRUE(ready[B]) TH_LOG("the inner instance was not reported");
-	judge(_metadata, self, B, !variant->on, PJ_EPOLL_KEY, "B, nested");
+	judge(_metadata, self, B, variant->on, PJ_EPOLL_KEY, "B, nested");
 }
 
 struct raiser {
