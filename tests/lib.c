@@ -1050,6 +1050,84 @@ const char *vt_status_str(int st, char *buf, size_t len)
 	return buf;
 }
 
+/* ---- the switch, as the driver sees it ------------------------------------- */
+
+int vt_switch_set(int on)
+{
+	if (vt_fault("switch-inverted"))
+		on = !on;
+	return vp_sysctl_write(on);
+}
+
+int vt_polltrace_reqs(struct vp_polltrace *t, uint32_t *reqs, unsigned int max)
+{
+	unsigned long long in = 0, written = 0;
+	char path[192], line[512];
+	bool header = false;
+	unsigned int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", t->dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "vivpoll_poll: ");
+		unsigned int inst, req;
+
+		if (line[0] == '#') {
+			p = strstr(line, "entries-in-buffer/entries-written:");
+			if (p && sscanf(p, "entries-in-buffer/entries-written: "
+					"%llu/%llu", &in, &written) == 2)
+				header = true;
+			continue;
+		}
+		if (!p || sscanf(p, "vivpoll_poll: inst=%u req=%x", &inst,
+				 &req) != 2)
+			continue;
+		if (n < max)
+			reqs[n] = req;
+		n++;
+	}
+	fclose(f);
+	if (!header)
+		return -EIO;
+	if (written != in || n != in)
+		return -EOVERFLOW;
+	return (int)n;
+}
+
+const char *vt_reqs_str(const uint32_t *reqs, int n, char *buf, size_t len)
+{
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < n; i++)
+		vt_appendf(buf, len, "%s0x%x", i ? " " : "", reqs[i]);
+	if (!n)
+		vt_appendf(buf, len, "(no call)");
+	return buf;
+}
+
+bool vt_asleep_in(pid_t tid, long nr)
+{
+	char path[64], buf[256], *p;
+	long got;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	if (vt_read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'S')
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	if (vt_read_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	buf[strcspn(buf, "\n ")] = 0;
+	got = strtol(buf, &p, 10);
+	return p != buf && !*p && got == nr;
+}
+
 /* ---- errno --------------------------------------------------------------- */
 
 const char *vt_errname(int e)

@@ -6,8 +6,9 @@
  * with the plan stated first, option parsing, VIVPOLL_SCALE and
  * VIVPOLL_TIER, a seeded PRNG, sysfs and module reload, device discovery,
  * counter snapshots, streaming and a short capture, kmemleak, the kernel
- * log against the splat list, reaping children, errno names, and the
- * checks each stress test runs when it is done (vt_health()).
+ * log against the splat list, reaping children, the switch and each .poll
+ * call's requested events, a thread seen asleep in a syscall, errno names,
+ * and the checks each stress test runs when it is done (vt_health()).
  *
  * Every check prints one TAP line at column 0; a suite states how many
  * before the first (vt_plan()); vt_end() returns a non-zero exit status if
@@ -334,6 +335,33 @@ void *vt_shared(size_t len);
 int vt_reap(const pid_t *pids, int *status, int n, uint64_t deadline_ns);
 /* "signal 11 (Segmentation fault)" or "exit 3" for a wait status. */
 const char *vt_status_str(int st, char *buf, size_t len);
+
+/* ---- the switch, as the driver sees it ------------------------------------- */
+
+struct vp_polltrace;
+
+/*
+ * Set fs.poll_legacy_null_table to on (0 or 1). VIVPOLL_FAULT=switch-inverted
+ * (tools/check-harness.sh) writes the other value: every test that judges
+ * what the switch does must then fail.
+ */
+int vt_switch_set(int on);
+/*
+ * The events each .poll call of the recorded device asked for, in order,
+ * since the last vp_polltrace_reset(): up to max of them into reqs. Returns
+ * how many calls were recorded (more than max: only the first max are
+ * there), -EOVERFLOW if the ring buffer lost some, or -errno.
+ */
+int vt_polltrace_reqs(struct vp_polltrace *t, uint32_t *reqs, unsigned int max);
+/* The first n of reqs as "0x1a 0xffffffff ..." into buf. */
+const char *vt_reqs_str(const uint32_t *reqs, int n, char *buf, size_t len);
+/*
+ * Whether thread tid of this process sleeps in syscall nr: its
+ * /proc/self/task/TID/stat says S, and then its /proc/self/task/TID/syscall
+ * (CONFIG_HAVE_ARCH_TRACEHOOK) names nr, which it does only for a task off
+ * the CPU and not runnable ("running" else).
+ */
+bool vt_asleep_in(pid_t tid, long nr);
 
 /* ---- errno --------------------------------------------------------------- */
 

@@ -122,6 +122,10 @@ drill klog-unreadable klog-unreadable 42 "FAIL: the kernel log has no splat # ca
 drill dmesg-fails dmesg-fails 00 "FAIL: kernel log clean at boot (before the first suite) # dmesg -c failed"
 drill warn-after-scan warn-after-scan 00 "a splat in the kernel log after the guest's last scan of it (on the console): ... fault drill, a splat after the last scan"
 drill unlisted-skip unlisted-skip 00 "FAIL: unlisted skip (not in tests/skips.txt for quick/ ... # SKIP fault drill"
+# the suites that judge what patch 1's documentation says the switch does
+# (12, 14, 16): with every switch they set written the other way round,
+# each is red
+drill switch-inverted switch-inverted "12 14 16" "FAIL: nest.epoll_off.follows_the_switch &&& FAIL: nest.select_on.flipped_while_it_sleeps &&& FAIL: uring.switch_on.epoll_ctl_add &&& FAIL: keys.switch_off_busy_poll.exceptfds_alone"
 # time is the guest's own: host stops during streaming change nothing
 drill host-stops host-stops "40 42 43 50 84" green
 tools/tap-summary.sh "$tap" > "$out/summary" || true
