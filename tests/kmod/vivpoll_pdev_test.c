@@ -26,10 +26,13 @@
  * private parent are claimed now (0 but while a device is registered, or
  * after -EUCLEAN).
  *
- * Parameter drill (tools and tests only): 1 makes the module claim the
- * first resource again after a failed add, as an error path of
- * platform_device_add() that forgot to release it would leave it: the
- * check must then fail (VIVPOLL_FAULT=pdev-leave-claimed in 93-faults).
+ * Parameter drill (deliberate faults, for tests/93-faults.c only): 1
+ * makes the module claim the first resource again after a failed add, as
+ * an error path of platform_device_add() that forgot to release it would
+ * leave it, so that its check fails the write
+ * (VIVPOLL_FAULT=pdev-leave-claimed); 2 does the same without the check
+ * (the device is kept, the write returns the add's error), which 93 must
+ * see by itself in "claimed" (VIVPOLL_FAULT=pdev-leave-claimed-quiet).
  */
 
 #include <linux/debugfs.h>
@@ -49,7 +52,7 @@
 static unsigned int drill;
 module_param(drill, uint, 0444);
 MODULE_PARM_DESC(drill,
-		 "deliberate fault: 0 none (default), 1 claim the first resource again after a failed add");
+		 "deliberate fault: 0 none (default), 1 claim the first resource again after a failed add, 2 the same and leave out the check");
 
 /* the parent of every resource this module's devices claim */
 static struct resource vpt_parent = {
@@ -118,8 +121,13 @@ static int vpt_add(unsigned int nres)
 	ret = platform_device_add(pdev);
 	if (ret) {
 		/* the drill: as if the error path had not released it */
-		if (drill == 1 && nres)
+		if (drill && nres)
 			request_resource(&vpt_parent, &pdev->resource[0]);
+		if (drill == 2 && nres) {
+			/* the check left out; the device kept, not freed */
+			vpt_stuck = pdev;
+			return ret;
+		}
 		if (vpt_check_released(pdev, "a failed add"))
 			return -EUCLEAN;
 		goto put;
@@ -172,8 +180,8 @@ DEFINE_DEBUGFS_ATTRIBUTE(vpt_claimed_fops, vpt_claimed_get, NULL, "%llu\n");
 
 static int __init vpt_init(void)
 {
-	if (drill > 1) {
-		pr_err("vivpoll_pdev_test: drill=%u: 0 (none) or 1 (claim the first resource again after a failed add)\n",
+	if (drill > 2) {
+		pr_err("vivpoll_pdev_test: drill=%u: 0 (none), 1 (claim the first resource again after a failed add) or 2 (the same without the check)\n",
 		       drill);
 		return -EINVAL;
 	}
