@@ -24,7 +24,8 @@
  * kthreadd to create the thread), the thread itself is created by kthreadd
  * (not covered), and the engine loop allocates nothing.
  *
- * For each call (probe, module load with several instances, open, S_FMT,
+ * For each call (probe, module load with several instances, a platform
+ * device with resources (tests/kmod), open, S_FMT,
  * REQBUFS, CREATE_BUFS, STREAMON, read(), a poll for POLLIN, the events,
  * the controls, the poll patch's sysctl, and select(), poll() and epoll
  * waits for POLLPRI with the switch off and on) n = 1, 1 + k, 1 + 2k ...
@@ -123,6 +124,7 @@
 #define NDUP_WAIT	64	/* select()/poll(): past the inline table entries */
 #define NDUP_EPOLL	8
 #define MOD_DEVS	3	/* module load: n_devs */
+#define PDEV_RES	"4"	/* the platform device's memory resources */
 #define W		320
 #define H		240
 #define SIZEIMAGE	(W * H)	/* GREY */
@@ -553,6 +555,8 @@ struct call {
 	const char *focus_within;
 	/* a frame some fault of the focus must have (where the bug was) */
 	const char *focus_must;
+	/* what an error that is not clean means, if the call says so */
+	const char *(*unclean)(int ret);
 };
 
 /* Between the call and teardown an engine thread may run: */
@@ -1286,6 +1290,135 @@ static int usable_module(struct run *r, char *why, size_t len)
 	return vivpoll_node_left(why, len) ? -1 : 0;
 }
 
+/*
+ * A platform device with PDEV_RES memory resources (tests/kmod:
+ * vivpoll_pdev_test.ko), added and deleted by a write to its debugfs file
+ * in this task: what reaches platform_device_add()'s error paths with
+ * resources to claim and release, vivpoll's own devices having none. The
+ * resources' parent is the module's own, so nothing else of the machine
+ * is claimed. After a failed add (and after the delete), the module checks
+ * that no resource is left claimed and fails the write with EUCLEAN if one
+ * is. VIVPOLL_FAULT=pdev-leave-claimed loads it with drill=1: it claims the
+ * first resource again after a failed add, as an error path that forgot
+ * to release it would leave it, and this call must fail (EUCLEAN);
+ * VIVPOLL_FAULT=pdev-leave-claimed-quiet (drill=2): the same without the
+ * module's check, which usable_pdev() must find by itself.
+ */
+#define PDEV_MOD	"vivpoll_pdev_test"
+#define PDEV_NAME	"vivpoll-pdev-test"
+#define PDEV_DIR	DEBUGFS "/" PDEV_MOD
+
+static bool pdev_mod_loaded(void)
+{
+	return access("/sys/module/" PDEV_MOD, F_OK) == 0;
+}
+
+static void pdev_mod_unload(void)
+{
+	if (pdev_mod_loaded())
+		syscall(SYS_delete_module, PDEV_MOD, O_NONBLOCK);
+}
+
+/* the resources claimed under the module's parent, or -1 */
+static int pdev_claimed(void)
+{
+	char b[32];
+
+	if (vt_read_file(PDEV_DIR "/claimed", b, sizeof(b)) <= 0)
+		return -1;
+	return atoi(b);
+}
+
+/* a device of the module's name in /sys/bus/platform/devices, into why */
+static bool pdev_left(char *why, size_t len)
+{
+	DIR *d = opendir("/sys/bus/platform/devices");
+	struct dirent *e;
+	bool left = false;
+
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, PDEV_NAME ".", strlen(PDEV_NAME ".")) &&
+		    !left) {
+			snprintf(why, len, "/sys/bus/platform/devices/%s is left",
+				 e->d_name);
+			left = true;
+		}
+	if (d)
+		closedir(d);
+	return left;
+}
+
+static int setup_pdev(struct run *r, char *why, size_t len)
+{
+	const char *f = getenv("VIVPOLL_FAULT");
+	int drill = !f ? 0 : !strcmp(f, "pdev-leave-claimed") ? 1 :
+		    !strcmp(f, "pdev-leave-claimed-quiet") ? 2 : 0;
+	char cmd[96];
+	int n;
+
+	if (!pdev_mod_loaded()) {
+		snprintf(cmd, sizeof(cmd), "modprobe " PDEV_MOD " drill=%d",
+			 drill);
+		if (system(cmd)) {
+			snprintf(why, len, "%s failed", cmd);
+			return -1;
+		}
+	}
+	n = pdev_claimed();
+	if (n) {
+		snprintf(why, len, "%s/claimed reads %d, not 0", PDEV_DIR, n);
+		return -1;
+	}
+	r->fd = open(PDEV_DIR "/add", O_WRONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		snprintf(why, len, "open %s/add: %s", PDEV_DIR, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int call_pdev(struct run *r)
+{
+	return ret_of(write(r->fd, PDEV_RES, strlen(PDEV_RES)));
+}
+
+static int after_pdev(struct run *r, int ret, char *why, size_t len)
+{
+	(void)r;
+	if (ret != (int)strlen(PDEV_RES)) {
+		snprintf(why, len, "the write of \"%s\" returned %d", PDEV_RES, ret);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *unclean_pdev(int ret)
+{
+	return ret == -EUCLEAN ?
+	       "the module found a resource of the device left claimed (its log line says which)" :
+	       NULL;
+}
+
+/* whatever the call gave: no device of that name, no resource claimed */
+static int usable_pdev(struct run *r, char *why, size_t len)
+{
+	int n = pdev_claimed();
+
+	(void)r;
+	if (pdev_left(why, len))
+		return -1;
+	if (n < 0) {
+		snprintf(why, len, "%s/claimed cannot be read", PDEV_DIR);
+		return -1;
+	}
+	if (n) {
+		snprintf(why, len, "%d of its resources left claimed (%s/claimed)",
+			 n, PDEV_DIR);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- the calls --------------------------------------------------------- */
 
 #define E_MOD	(VT_E(ENODEV))	/* vivpoll_init(): a device did not probe */
@@ -1314,6 +1447,15 @@ static const struct call calls[] = {
 			  NULL, close_all, usable_module, E_MOD, NO_DEVICE,
 			  "platform_device_add", "bus_probe_device", NULL,
 			  "dev_set_name", "module_add_driver"),
+	/*
+	 * the same with resources to claim and release (tests/kmod): each
+	 * point of platform_device_add() up to the probe
+	 */
+	{ .name = "platform_device_add() with " PDEV_RES " memory resources",
+	  .setup = setup_pdev, .call = call_pdev, .after = after_pdev,
+	  .teardown = close_all, .usable = usable_pdev, .flags = NO_DEVICE,
+	  .focus_in = "platform_device_add", .focus_until = "bus_probe_device",
+	  .focus_must = "dev_set_name", .unclean = unclean_pdev },
 	CALL("open", NULL, call_open, NULL, close_all, usable_node, 0, 0),
 	CALL("S_FMT", setup_fmt, call_s_fmt, after_s_fmt, close_all,
 	     usable_node, 0, 0),
@@ -1489,8 +1631,10 @@ static int one_run(const struct call *c, struct seq *s, unsigned int nth,
 	/* EINVAL of einval_in: judged once the fault's stack is read */
 	if (ret < 0 && !clean_errno(c, ret) &&
 	    !(ret == -EINVAL && *fired && c->einval_in))
-		RUN_FAIL("%s %u: the call fails with %s, not a clean error",
-			 what, nth, ret_str(ret));
+		RUN_FAIL("%s %u: the call fails with %s, not a clean error%s%s",
+			 what, nth, ret_str(ret),
+			 c->unclean && c->unclean(ret) ? ": " : "",
+			 c->unclean && c->unclean(ret) ? c->unclean(ret) : "");
 	engine_ok = (c->flags & MAY_STREAM_FAIL) ||
 		    (ret >= 0 && (c->flags & MAY_STREAM));
 	if (!engine_ok && !engines_gone(0, false, why, sizeof(why)))
@@ -1911,6 +2055,7 @@ int main(int argc, char **argv)
 	knobs_restore();
 	vp_sysctl_write(0);
 	vt_restore_defaults();
+	pdev_mod_unload();
 	/*
 	 * kmemleak reports an object once its contents stayed the same from
 	 * one scan to the next: a scan now, vt_kmemleak_check()'s after it

@@ -1142,6 +1142,7 @@ const char *vt_errname(int e)
 		{ EPIPE, "EPIPE" }, { ERANGE, "ERANGE" }, { ENODATA, "ENODATA" },
 		{ EOVERFLOW, "EOVERFLOW" }, { ETIMEDOUT, "ETIMEDOUT" },
 		{ EMFILE, "EMFILE" }, { EOPNOTSUPP, "EOPNOTSUPP" },
+		{ EUCLEAN, "EUCLEAN" },
 	};
 	static char other[24];
 	unsigned int i;

@@ -39,6 +39,8 @@ module() {
 module "$TOP/drivers/vivpoll" module
 # the KUnit suite with a skipped case, for the fault drills only
 module "$TOP/tests/drill" drill-module
+# platform devices with resources on request, for 93-faults only
+module "$TOP/tests/kmod" pdev-test-module
 st=$(selftests_tree "$KDIR")
 for d in apps tests; do
 	if [ -f "$d/Makefile" ]; then

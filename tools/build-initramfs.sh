@@ -39,7 +39,7 @@ pack_key() {
 		"$KDIR/Module.symvers" "$KDIR/modules.order" "$TOP"/tests/compliance-drift-*.txt \
 		"$TOP/tests/lib.sh" \
 		$(cat "$cpio.libs" 2>/dev/null)
-	find "$BUILD/module" "$BUILD/drill-module" -maxdepth 1 -name '*.ko' -printf '%p %s %T@\n'
+	find "$BUILD/module" "$BUILD/drill-module" "$BUILD/pdev-test-module" -maxdepth 1 -name '*.ko' -printf '%p %s %T@\n'
 	find "$BUILD/apps" "$BUILD/tests" -type f -perm -u+x -printf '%p %s %T@\n'
 	} 2>&1 | sort | sha256sum | cut -c1-32
 }
@@ -70,7 +70,7 @@ install -m 755 /usr/lib/udev/v4l_id "$root/usr/lib/udev/"
 
 make -s -C "$KDIR" INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
 	DEPMOD=/bin/true modules_install
-for m in module drill-module; do
+for m in module drill-module pdev-test-module; do
 	[ -f "$BUILD/$m/Kbuild" ] || continue
 	make -s -C "$KDIR" M="$BUILD/$m" INSTALL_MOD_PATH="$root" \
 		INSTALL_MOD_STRIP=1 DEPMOD=/bin/true modules_install
