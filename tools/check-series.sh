@@ -10,8 +10,9 @@
 # - the driver built for x86_64, i386, arm and arm64, =y and =m, with the
 #   profile's flags: W=1 C=1 (sparse) CF=-D__CHECK_ENDIAN__
 #   CONFIG_DEBUG_SECTION_MISMATCH=y, no warning; =m through modpost (which
-#   does the section mismatch analysis); sparse is the one smatch's source
-#   carries (tools/build-smatch.sh: Debian 12's 0.6.4 is too old for 7.2);
+#   does the section mismatch analysis); sparse is Debian 12's where the
+#   tree takes it (6.1, 6.12), else the one smatch's source carries
+#   (tools/build-smatch.sh: Debian 12's 0.6.4 is too old for 7.2);
 # - smatch -p=kernel on the driver (x86_64, =y), no warning;
 # - coccicheck on the driver, kernel-doc -Wall on its sources;
 # - the selftest built with kselftest's make, and run against /dev/null;
@@ -252,7 +253,21 @@ fi
 # for the first symbols the modules take from the kernel or other modules,
 # then how many more it suppressed); those lines, and only those, are not
 # counted as warnings.
-flags=(W=1 C=1 CHECK="$checkers/sparse" CF=-D__CHECK_ENDIAN__ CONFIG_DEBUG_SECTION_MISMATCH=y)
+#
+# sparse: Debian 12's (0.6.4) where the tree takes it, else the newer one
+# smatch's source carries. 7.2 and later refuse 0.6.4 (scripts/
+# checker-valid.sh wants __typeof_unqual__); 6.1 and 6.12 have no such
+# script and were written for 0.6.4: smatch's sparse reports every
+# TRACE_EVENT of 6.1's own headers (include/trace/events/power.h:354
+# "incorrect type in assignment (different address spaces)": the perf
+# half's this_cpu_ptr() of a __percpu list under the newer sparse), so on
+# an older tree it judges the tree, not the driver.
+sparse=$(command -v sparse || true)
+if [ -z "$sparse" ] || { [ -f "$src/scripts/checker-valid.sh" ] &&
+	[ "$(sh "$src/scripts/checker-valid.sh" "$sparse" 2> /dev/null)" != 1 ]; }; then
+	sparse=$checkers/sparse
+fi
+flags=(W=1 C=1 CHECK="$sparse" CF=-D__CHECK_ENDIAN__ CONFIG_DEBUG_SECTION_MISMATCH=y)
 modpost_notice='^WARNING: modpost: "[A-Za-z0-9_.]+" \[[^]]+\] undefined!$|^WARNING: modpost: suppressed [0-9]+ unresolved symbol warnings because there were too many\)$|^(WARNING: |	*)(vmlinux(\.o|\.symvers)|Module\.symvers) is missing|^ +(Modules may not have dependencies or modversions|You may get many unresolved symbol (warnings|errors)|You can set KBUILD_MODPOST_WARN=1 to turn errors into warning|if you want to proceed at your own risk)\.?$'
 for arch in x86_64 i386 arm arm64; do
 	for ym in y m; do
@@ -358,14 +373,14 @@ for arch in x86_64 i386 arm arm64; do
 			"$root/$arch-$ym/.vivpoll-build.log" 2> /dev/null || nosparse="$nosparse $arch-$ym"
 	done
 done
-n="sparse (C=1, smatch's sparse) ran in every build of $drv"
+n="sparse (C=1, $sparse) ran in every build of $drv"
 if [ "$applies" = no ]; then
 	echo "the series does not apply" > "$tmp/why"
 	tap fail "$n" "$tmp/why"
 elif [ -z "$nosparse" ]; then
 	tap ok "$n"
 else
-	echo "linux-source-$KVER's scripts/checker-valid.sh rejected $checkers/sparse, so C=1 was off in:$nosparse" > "$tmp/why"
+	echo "linux-source-$KVER's scripts/checker-valid.sh rejected $sparse, so C=1 was off in:$nosparse" > "$tmp/why"
 	tap fail "$n" "$tmp/why"
 fi
 
