@@ -273,8 +273,9 @@ not_the_drivers() {
 
 # The builds. =y: the folder's built-in.a; =m: vivpoll.ko and
 # vivpoll_kunit.ko, through modpost. No vmlinux is linked: modpost says so
-# (its "vmlinux.o is missing" notice, and before 6.4 an "undefined!" line
-# for the first symbols the modules take from the kernel or other modules,
+# (its "vmlinux.o is missing" notice, and an "undefined!" line for the
+# first symbols the modules take from the kernel or other modules: before
+# 6.4 '"sym" [mod.ko] undefined!', on 7.3 "mod.ko: symbol 'sym' undefined!",
 # then how many more it suppressed); those lines, and only those, are not
 # counted as warnings.
 #
@@ -292,7 +293,7 @@ if [ -z "$sparse" ] || { [ -f "$src/scripts/checker-valid.sh" ] &&
 	sparse=$checkers/sparse
 fi
 flags=(W=1 C=1 CHECK="$sparse" CF=-D__CHECK_ENDIAN__ CONFIG_DEBUG_SECTION_MISMATCH=y)
-modpost_notice='^WARNING: modpost: "[A-Za-z0-9_.]+" \[[^]]+\] undefined!$|^WARNING: modpost: suppressed [0-9]+ unresolved symbol warnings because there were too many\)$|^(WARNING: |	*)(vmlinux(\.o|\.symvers)|Module\.symvers) is missing|^ +(Modules may not have dependencies or modversions|You may get many unresolved symbol (warnings|errors)|You can set KBUILD_MODPOST_WARN=1 to turn errors into warning|if you want to proceed at your own risk)\.?$'
+modpost_notice='^WARNING: modpost: "[A-Za-z0-9_.]+" \[[^]]+\] undefined!$|^WARNING: modpost: [^ ]+\.ko: symbol '\''[A-Za-z0-9_.]+'\'' undefined!$|^WARNING: modpost: suppressed [0-9]+ unresolved symbol warnings because there were too many\)$|^(WARNING: |	*)(vmlinux(\.o|\.symvers)|Module\.symvers) is missing|^ +(Modules may not have dependencies or modversions|You may get many unresolved symbol (warnings|errors)|You can set KBUILD_MODPOST_WARN=1 to turn errors into warning|if you want to proceed at your own risk)\.?$'
 for arch in x86_64 i386 arm arm64; do
 	for ym in y m; do
 		o=$root/$arch-$ym
