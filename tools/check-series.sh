@@ -380,7 +380,7 @@ else
 			echo "error: make failed" >> "$o/.vivpoll-smatch.log"
 		{ grep -F "$drv/" "$o/.vivpoll-smatch.log" | grep -E ' (warn|error|info): |warning|error' || true
 			grep -E '^error: make failed|C=1 specified, but' "$o/.vivpoll-smatch.log" || true
-			grep -qE "CHECK +$drv/vivpoll-core.c" "$o/.vivpoll-smatch.log" || echo "smatch did not run on $drv/vivpoll-core.c"
+			grep -qE "CHECK +([^ ]*/)?$drv/vivpoll-core.c" "$o/.vivpoll-smatch.log" || echo "smatch did not run on $drv/vivpoll-core.c"
 		} > "$tmp/why"
 		[ -s "$tmp/why" ] || echo "$mkey" > "$o/.vivpoll-smatch"
 	fi
