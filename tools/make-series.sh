@@ -170,52 +170,10 @@ sed -i "s|^F:\tdrivers/media/test-drivers/vivpoll/\$|&\nF:\t$st/video_poll_test.
 grep -q "^F:	$st/video_poll_test.c$" "$work/MAINTAINERS" || die "MAINTAINERS: no vivpoll entry to add the selftest to"
 grep -q '^TEST_GEN_PROGS := .* video_poll_test$' "$work/$st/Makefile" || die "$st/Makefile: no TEST_GEN_PROGS line to add video_poll_test to"
 g add -A
-g commit -q -s -F - <<'MSG'
-selftests: media_tests: add video_poll_test for poll_requested_events()
-
-Since v3.4, commit 626cf2366085 ("poll: add poll_requested_events() and
-poll_does_not_wait() functions"), select(), poll() and epoll always hand
-a driver's poll method the events the caller asked for, and vb2 starts
-its read() emulator, and with it streaming, only for POLLIN or
-POLLRDNORM. Before, the core handed a NULL poll_table after one file
-reported an event, on every pass after a wake-up and with a zero
-timeout, and epoll left the key at all events: an application that
-waited on exceptfds for V4L2 events started streaming, and the queue
-then belonged to the read() emulator.
-
-Nothing tests this: v4l2-compliance waits for events on exceptfds but
-does not look at whether streaming started, and the media selftests do
-not poll. A regression in the poll core, in vb2's poll or in a driver's
-own poll method would pass them all.
-
-Add video_poll_test. Its cases are fixture variants, one a wait API
-(select, pselect, poll, ppoll, epoll with EPOLL_CTL_ADD, epoll with
-EPOLL_CTL_MOD), request and situation. Through the V4L2 API alone, with
-a control event subscribed, they check that a wait for POLLPRI only,
-woken by the event, with a zero timeout, or (select and poll) with
-another file ready before or after the video fd, leaves the queue free
-(VIDIOC_S_FMT is not refused with EBUSY and VIDIOC_REQBUFS with a count
-of 0 succeeds) and that the event is delivered; and that a wait for
-POLLIN does start the read() emulator (VIDIOC_REQBUFS fails with EBUSY
-until the file is closed). epoll has no ready-file cases: epoll_wait()
-polls only the items on its ready list, so another ready file cannot
-make it poll the video fd.
-
-A POLLPRI-only case first checks that a wait for POLLIN starts
-streaming on the node: where nothing can start (no signal, a failing
-sensor), it would pass whatever the poll core did, so it skips there
-with the reason.
-
-A woken case raises the event from a thread, and only once the waiter
-sleeps in the wait under test with no event pending: every event is
-dequeued first, and the thread raises it only when the waiter's
-/proc/self/task/TID/stat says S and its /proc/self/task/TID/syscall
-(which names the syscall of a task off the CPU only) names the wait's
-syscall. A wait that began with an event pending would return from its
-first pass, which the old core too ran with the caller's poll_table,
-and pass: the test fails it instead, and checks that the event the wait
-reports was queued after the waiter was seen asleep.
-
+{
+	cat "$TOP/selftests/media_tests/video_poll_test.msg"
+	echo
+	cat <<'MSG'
 The test runs on the node named with -d, else on every video capture
 node of a test driver (vivid, vivpoll, vimc). It learns a node's driver
 from sysfs before it opens it (/sys/dev/char/MAJOR:MINOR/device/driver),
@@ -229,6 +187,7 @@ On a kernel with the pre-v3.4 tables restored (the demonstration sysctl
 fs.poll_legacy_null_table this series applies on), the cases the old
 core breaks fail, on vivid as on vivpoll.
 MSG
+} | g commit -q -s -F -
 
 rm -rf "$dest"
 mkdir -p "$dest"
