@@ -85,14 +85,8 @@ if [ -n "$srcs" ]; then
 	: > "$tmp/cp"
 	# shellcheck disable=SC2086
 	if ! clean checkpatch-f-oot $srcs; then
-		# vivpoll-compat.h, out of tree only, is where version checks
-		# and a writable copy of the vb2 ops belong (see its comment)
 		# shellcheck disable=SC2086
-		checkpatch -f $(printf '%s\n' $srcs | grep -v '/vivpoll-compat\.h$') > "$tmp/cp"
-		if [ -f "$TOP/drivers/vivpoll/vivpoll-compat.h" ]; then
-			checkpatch --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON,CONST_STRUCT \
-				-f "$TOP/drivers/vivpoll/vivpoll-compat.h" >> "$tmp/cp"
-		fi
+		checkpatch -f $srcs > "$tmp/cp"
 		[ -s "$tmp/cp" ] || remember
 	fi
 	result "checkpatch --strict drivers/vivpoll" "$tmp/cp"

@@ -34,27 +34,20 @@
  * Since 6.13, vb2 releases q->lock itself while a blocking VIDIOC_DQBUF or
  * read() waits for a buffer (7.0 removed the ops that did it before).
  * Before, only the wait_prepare and wait_finish ops released it: where
- * struct vb2_ops still has them, give the queue a copy of the driver's ops
- * with them (one queue ops table per driver, so one copy; it cannot be
- * const: the driver's table is only known at run time, and a table of
- * wrappers would repeat every op here). On 6.13 to 6.19 vb2 would release
+ * struct vb2_ops still has them, the driver's one vb2_ops table
+ * (vivpoll-vid-cap.c) gets them here, and stays const. struct vb2_ops is
+ * defined above; from here on, the designator of its last member in that
+ * table, .stop_streaming, is preceded by the two. Any other use of the
+ * name in the driver would not compile. On 6.13 to 6.19 vb2 would release
  * the lock without them; with them it calls them instead, to the same end.
  */
 #ifdef VIVPOLL_COMPAT_VB2_WAIT_OPS
 #include <media/videobuf2-v4l2.h>
 
-static inline int vivpoll_compat_vb2_queue_init(struct vb2_queue *q)
-{
-	static struct vb2_ops ops;
-
-	ops = *q->ops;
-	ops.wait_prepare = vb2_ops_wait_prepare;
-	ops.wait_finish = vb2_ops_wait_finish;
-	q->ops = &ops;
-	return vb2_queue_init(q);
-}
-
-#define vb2_queue_init vivpoll_compat_vb2_queue_init
+#define stop_streaming				\
+	wait_prepare = vb2_ops_wait_prepare,	\
+	.wait_finish = vb2_ops_wait_finish,	\
+	.stop_streaming
 #endif
 
 /*
