@@ -16,8 +16,9 @@
 # makes both writes before anyone it woke runs, the interleaving the tests
 # assume, every time. epoll59 to 61 are left out of that: epoll60's main
 # thread spins until its eight waiters have woken, which on one CPU among
-# FIFO threads never happens; they run as they are in the full tier, and
-# the quick tier leaves them out (three SKIP lines: they take 75 s of the
+# FIFO threads never happens; they run as they are in the full tier (in a
+# guest of their own on one vCPU on the instruction counter: see
+# tools/check.sh, SPIN_SUITES), and the quick tier leaves them out (three SKIP lines: they take 75 s of the
 # 91 s under TCG: epoll59: 100000 wake-ups, epoll60: 8 spinning waiters,
 # epoll61: 1000 x 10.9 ms).
 #

@@ -44,15 +44,23 @@ drill() {
 	n=$((n + 1))
 	t0=$(date +%s)
 	set +e
-	if [ "$fault" = host-stops ]; then
+	local tier=quick
+	case "$fault" in
+	host-stops)
 		# every QEMU of the check stopped from the host, 20 times for
 		# 0.3 s, while frames stream: the verdict must not change
 		tools/stop-qemu.sh 2 0.3 0.2 20 > "$out/$name.stops" 2>&1 &
 		stopper=$!
-		fault=
-	fi
+		fault= ;;
+	host-stops-full)
+		# the full tier's, for 1.2 s (longer than epoll60's 1000 ms
+		# deadline) every 2 s from boot to the end (it ends them)
+		tools/stop-qemu.sh 2 1.2 0.8 1000 > "$out/$name.stops" 2>&1 &
+		stopper=$!
+		fault= tier=full ;;
+	esac
 	(cd "$TOP" && VIVPOLL_FAULT=$fault VIVPOLL_RUNCHECK=$runcheck SUITES=$suites \
-		TIER=quick tools/check.sh) > "$out/$name.out" 2>&1
+		TIER=$tier tools/check.sh) > "$out/$name.out" 2>&1
 	rc=$?
 	if [ -n "${stopper:-}" ]; then
 		kill "$stopper" 2> /dev/null
@@ -66,9 +74,9 @@ drill() {
 	if [ "$want" = green ]; then
 		what="no fault: make check is green"
 		[ "$name" = control ] || what="$name: make check is green, every skip listed"
-		# all 20 stops must have come while it ran
-		if [ -s "$out/$name.stops" ] && [ "$(grep -c '^stop-qemu.sh: stop' "$out/$name.stops")" != 20 ]; then
-			echo "not ok $n - $what # only $(grep -c '^stop-qemu.sh: stop' "$out/$name.stops") of 20 host stops came while it ran"
+		# at least 20 stops must have come while it ran
+		if [ -s "$out/$name.stops" ] && [ "$(grep -c '^stop-qemu.sh: stop' "$out/$name.stops")" -lt 20 ]; then
+			echo "not ok $n - $what # only $(grep -c '^stop-qemu.sh: stop' "$out/$name.stops") host stops came while it ran, not 20"
 		elif [ "$rc" = 0 ] && grep -qE '^[0-9]+ passed, 0 failed' "$out/$name.out"; then
 			echo "ok $n - $what (${t}s$([ ! -s "$out/$name.stops" ] || echo "; $(grep -c '^stop-qemu.sh: stop' "$out/$name.stops") host stops"))"
 		else
@@ -128,6 +136,10 @@ drill unlisted-skip unlisted-skip 00 "FAIL: unlisted skip (not in tests/skips.tx
 drill switch-inverted switch-inverted "12 14 16" "FAIL: nest.epoll_off.follows_the_switch &&& FAIL: nest.select_on.flipped_while_it_sleeps &&& FAIL: uring.switch_on.epoll_ctl_add &&& FAIL: keys.switch_off_busy_poll.exceptfds_alone"
 # time is the guest's own: host stops during streaming change nothing
 drill host-stops host-stops "40 42 43 50 84" green
+# and the full tier's epoll selftests, whose epoll60 fails when its waiters
+# have not woken in 1000 ms of the guest's clock: stops of 1.2 s change
+# nothing either (VIVPOLL_ICOUNT=off, the guest on the host's clock, fails)
+drill host-stops-full host-stops-full 88 green
 tools/tap-summary.sh "$tap" > "$out/summary" || true
 grep -A20 -E '^(Failures|Skipped)' "$out/summary" || true
 tail -1 "$out/summary"
