@@ -12,41 +12,35 @@ set -eu
 delay=${1:-4} stop=${2:-0.3} gap=${3:-0.3} n=${4:-20}
 case "$delay$n" in *[!0-9]*|'') echo "stop-qemu.sh: DELAY and N want whole numbers" >&2; exit 2 ;; esac
 SECONDS=0
-# qemus: the QEMUs of this machine started since this script did
-qemus() {
-	local pid age
-	for pid in $(pgrep -f '^qemu-system-x86_64 -machine q35' || true); do
-		age=$(ps -o etimes= -p "$pid" 2> /dev/null | tr -d ' ')
-		[ -n "$age" ] && [ "$age" -le "$SECONDS" ] && echo "$pid"
-	done
+# scan: the QEMUs of this machine started since this script did (pids),
+# and the age in seconds of the oldest of them (age, '' for none), from
+# one ps: under load, a ps per QEMU made a stop come every 1.8 s
+scan() {
+	local pid t
+	pids='' age=''
+	while read -r pid t; do
+		[ "$t" -le "$SECONDS" ] || continue
+		pids="$pids $pid"
+		if [ -z "$age" ] || [ "$t" -gt "$age" ]; then age=$t; fi
+	done < <(ps -C qemu-system-x86_64 -o pid=,etimes=,args= 2> /dev/null |
+		awk '$3 == "qemu-system-x86_64" && $4 == "-machine" && $5 == "q35" { print $1, $2 }')
 	return 0
-}
-# oldest: the age in seconds of the oldest QEMU running ('' for none)
-oldest() {
-	local pid age max=
-	for pid in $(qemus); do
-		age=$(ps -o etimes= -p "$pid" 2> /dev/null | tr -d ' ')
-		[ -n "$age" ] || continue
-		if [ -z "$max" ] || [ "$age" -gt "$max" ]; then max=$age; fi
-	done
-	echo "$max"
 }
 idle=0 done=0
 while [ "$done" -lt "$n" ]; do
-	age=$(oldest)
+	scan
 	if [ -z "$age" ] || [ "$age" -lt "$delay" ]; then
 		[ -n "$age" ] && idle=0 || idle=$((idle + 1))
 		[ "$idle" -lt 600 ] || break
 		sleep 0.1
 		continue
 	fi
-	pids=$(qemus)
 	# shellcheck disable=SC2086
 	kill -STOP $pids 2> /dev/null || true
 	sleep "$stop"
 	# shellcheck disable=SC2086
 	kill -CONT $pids 2> /dev/null || true
 	done=$((done + 1))
-	echo "stop-qemu.sh: stop $done of $n, $stop s: QEMU $(echo $pids)"
+	echo "stop-qemu.sh: stop $done of $n, $stop s: QEMU$pids"
 	sleep "$gap"
 done
