@@ -26,6 +26,12 @@ scan() {
 		awk '$3 == "qemu-system-x86_64" && $4 == "-machine" && $5 == "q35" { print $1, $2 }')
 	return 0
 }
+# killed (the drills end it when their check ends) between a stop and its
+# continue, it must not leave a QEMU stopped: continue them on the way out
+pids=''
+# shellcheck disable=SC2086
+trap 'kill -CONT $pids 2> /dev/null || true' EXIT
+trap 'exit 143' TERM INT
 idle=0 done=0
 while [ "$done" -lt "$n" ]; do
 	scan
