@@ -18,9 +18,9 @@
 # thread spins until its eight waiters have woken, which on one CPU among
 # FIFO threads never happens; they run as they are in the full tier (in a
 # guest of their own on one vCPU on the instruction counter: see
-# tools/check.sh, SPIN_SUITES), and the quick tier leaves them out (three SKIP lines: they take 75 s of the
-# 91 s under TCG: epoll59: 100000 wake-ups, epoll60: 8 spinning waiters,
-# epoll61: 1000 x 10.9 ms).
+# tools/check.sh, SPIN_SUITES), and the quick tier leaves them out (three
+# SKIP lines: they take 75 s of the 91 s under TCG: epoll59: 100000
+# wake-ups, epoll60: 8 spinning waiters, epoll61: 1000 x 10.9 ms).
 #
 # The build is a harness that can pick tests (-t, -T) and list them (-l):
 # the guest kernel tree's own on 6.12 and 7.2, 6.12's on 6.1, whose harness
