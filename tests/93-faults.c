@@ -1738,16 +1738,45 @@ static int past_focus(const struct call *c, const char *stack)
 	       (c->focus_within && !stack_has(stack, c->focus_within));
 }
 
-/* The focus's runs or time are spent: true, with s->why */
-static bool focus_out_of_time(const struct call *c, struct seq *s,
-			      unsigned int n, uint64_t t0, uint64_t budget_ns)
+/*
+ * One run of the focus with fault n: -1 with s->why when the focus's runs
+ * or time are spent or the run failed; else 1 if its fault landed in the
+ * focus (the first and last such point and focus_must noted), 0 if not.
+ * *fired as one_run() says.
+ */
+static int focus_run(const struct call *c, struct seq *s, unsigned int n,
+		     uint64_t t0, uint64_t budget_ns, int *fired)
 {
-	if (s->focus_runs < MAX_RUNS && vp_now_ns() - t0 <= budget_ns)
-		return false;
-	snprintf(s->why, sizeof(s->why),
-		 "the points of %s() did not end: at fault %u (pass %u) after %.0f s",
-		 c->focus_in, n, s->focus_passes, (vp_now_ns() - t0) / 1e9);
-	return true;
+	unsigned int left;
+
+	if (s->focus_runs >= MAX_RUNS || vp_now_ns() - t0 > budget_ns) {
+		snprintf(s->why, sizeof(s->why),
+			 "the points of %s() did not end: at fault %u (pass %u) after %.0f s",
+			 c->focus_in, n, s->focus_passes, (vp_now_ns() - t0) / 1e9);
+		return -1;
+	}
+	s->focus_runs++;
+	if (one_run(c, s, n, fired, &left))
+		return -1;
+	if (!*fired || in_focus(c, s->last) <= 0)
+		return 0;
+	if (!s->focus_first || n < s->focus_first)
+		s->focus_first = n;
+	if (n > s->focus_last)
+		s->focus_last = n;
+	note_must(c, s);
+	return 1;
+}
+
+static unsigned int gcd(unsigned int a, unsigned int b)
+{
+	while (b) {
+		unsigned int t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
 }
 
 /*
@@ -1759,7 +1788,8 @@ static bool focus_out_of_time(const struct call *c, struct seq *s,
  */
 static int focused(const struct call *c, struct seq *s, uint64_t budget_ns)
 {
-	unsigned int lo = s->focus_before, hi = s->focus_hit, n = 0, end = 0, left;
+	unsigned int lo = s->focus_before, hi = s->focus_hit, n = 0, left;
+	unsigned int last = 0, len, step, i;
 	uint64_t t0 = vp_now_ns();
 	int fired, f = 0;
 
@@ -1802,52 +1832,28 @@ static int focused(const struct call *c, struct seq *s, uint64_t budget_ns)
 	 * another order (a stride prime to their count).
 	 */
 	lo = hi > FOCUS_BEFORE ? hi - FOCUS_BEFORE : 1;
-	while (!s->focus_passes ||
-	       (!s->focus_must_seen && s->focus_passes < FOCUS_PASSES)) {
-		unsigned int last = 0, i, len = end - lo + 1, step = 7;
+	s->focus_passes = 1;
+	for (n = lo;; n++) {
+		int r = focus_run(c, s, n, t0, budget_ns, &fired);
 
+		if (r < 0)
+			return -1;
+		if (!fired)
+			break;
+		if (r)
+			last = n;
+		if (n > (last ? last : hi) + FOCUS_AFTER)
+			break;
+	}
+	len = n - lo + 1;
+	for (step = 7; gcd(step, len) != 1; step += 2)
+		;
+	while (!s->focus_must_seen && s->focus_passes < FOCUS_PASSES) {
 		s->focus_passes++;
-		if (s->focus_passes > 1) {
-			while (len % step == 0)
-				step += 2;
-			for (i = 0; i < len; i++) {
-				n = lo + (i * step + s->focus_passes) % len;
-				if (focus_out_of_time(c, s, n, t0, budget_ns))
-					return -1;
-				s->focus_runs++;
-				if (one_run(c, s, n, &fired, &left))
-					return -1;
-				if (fired && in_focus(c, s->last) > 0) {
-					if (!s->focus_first || n < s->focus_first)
-						s->focus_first = n;
-					if (n > s->focus_last)
-						s->focus_last = n;
-					note_must(c, s);
-				}
-			}
-			n = end;
-			continue;
-		}
-		for (n = lo;; n++) {
-			if (focus_out_of_time(c, s, n, t0, budget_ns))
+		for (i = 0; i < len; i++)
+			if (focus_run(c, s, lo + (i * step + s->focus_passes) % len,
+				      t0, budget_ns, &fired) < 0)
 				return -1;
-			s->focus_runs++;
-			if (one_run(c, s, n, &fired, &left))
-				return -1;
-			if (!fired)
-				break;
-			if (in_focus(c, s->last) > 0) {
-				if (!s->focus_first || n < s->focus_first)
-					s->focus_first = n;
-				if (n > s->focus_last)
-					s->focus_last = n;
-				last = n;
-				note_must(c, s);
-			}
-			if (n > (last ? last : hi) + FOCUS_AFTER)
-				break;
-		}
-		end = n;
 	}
 	/* every point between the first and the last in the focus */
 	if (s->focus_first)
