@@ -15,7 +15,7 @@ series_pkgs=(coccinelle ocaml-nox gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu 
 pkgs=(
 	linux-source-6.1 qemu-system-x86 busybox-static v4l-utils libv4l-dev
 	gcc make pkg-config flex bison bc libelf-dev libssl-dev cpio kmod
-	ccache sparse patch xz-utils file perl python3 git rsync
+	ccache sparse patch xz-utils lz4 file perl python3 git rsync
 	liburing-dev libpng-dev libaio-dev
 	dkms linux-headers-amd64
 	linux-source-6.12
