@@ -74,22 +74,19 @@ static int vivpoll_probe(struct platform_device *pdev)
 		return -ENOMEM;
 
 	dev->inst = pdev->id;
-	mutex_init(&dev->mutex);
-	mutex_init(&dev->gen_lock);
-	spin_lock_init(&dev->lock);
-	INIT_LIST_HEAD(&dev->buf_list);
-
 	snprintf(dev->v4l2_dev.name, sizeof(dev->v4l2_dev.name), "%s-%u",
 		 VIVPOLL_NAME, dev->inst);
 	ret = v4l2_device_register(&pdev->dev, &dev->v4l2_dev);
 	if (ret) {
-		mutex_destroy(&dev->gen_lock);
-		mutex_destroy(&dev->mutex);
 		kfree(dev);
 		return ret;
 	}
 	/* From here on, v4l2_device_put() frees everything */
 	dev->v4l2_dev.release = vivpoll_dev_release;
+	mutex_init(&dev->mutex);
+	mutex_init(&dev->gen_lock);
+	spin_lock_init(&dev->lock);
+	INIT_LIST_HEAD(&dev->buf_list);
 
 	tpg_init(&dev->tpg, 640, 480);
 	ret = tpg_alloc(&dev->tpg, VIVPOLL_MAX_WIDTH);

@@ -73,11 +73,7 @@ struct vivpoll_run {
  * @mutex: serialises the ioctls, the file operations and the vb2 queue
  * @gen_lock: protects the fields below that the engine reads
  * @tpg: the test pattern generator
- * @fmt: current pixel format
- * @width: current width
- * @height: current height
- * @bytesperline: current line stride
- * @sizeimage: current frame size
+ * @pix: current format
  * @timeperframe: current frame interval
  * @input: current input
  * @cam2_signal: input 1, Camera 2, has a signal
@@ -105,11 +101,7 @@ struct vivpoll_dev {
 	/* protects the state read by the engine, taken after @mutex */
 	struct mutex gen_lock;
 	struct tpg_data tpg;
-	const struct vivpoll_fmt *fmt;
-	u32 width;
-	u32 height;
-	u32 bytesperline;
-	u32 sizeimage;
+	struct v4l2_pix_format pix;
 	struct v4l2_fract timeperframe;
 	unsigned int input;
 	bool cam2_signal;

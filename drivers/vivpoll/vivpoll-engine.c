@@ -137,7 +137,7 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 		/* noise differs in every frame: 0 is never a generation */
 		run->pattern_gen = noise ? 0 : dev->pattern_gen;
 	}
-	size = dev->sizeimage;
+	size = dev->pix.sizeimage;
 	mutex_unlock(&dev->gen_lock);
 
 	memcpy(vbuf, run->pattern, size);
@@ -288,7 +288,7 @@ int vivpoll_engine_start(struct vivpoll_dev *dev)
 	mutex_lock(&dev->gen_lock);
 	run->tpf = dev->timeperframe;
 	/* Zeroed: it is copied into buffers userspace sees */
-	run->pattern = vzalloc(dev->sizeimage);
+	run->pattern = vzalloc(dev->pix.sizeimage);
 	if (!run->pattern) {
 		mutex_unlock(&dev->gen_lock);
 		return -ENOMEM;

@@ -47,10 +47,10 @@ static int vivpoll_queue_setup(struct vb2_queue *vq, unsigned int *nbuffers,
 						vb2_fileio_is_active(vq));
 	if (*nplanes) {
 		if (*nplanes != 1 ||
-		    !vivpoll_plane_size_ok(sizes[0], dev->sizeimage)) {
+		    !vivpoll_plane_size_ok(sizes[0], dev->pix.sizeimage)) {
 			dev_dbg(dev->v4l2_dev.dev,
 				"CREATE_BUFS: bad size %u (%u to %u)\n",
-				sizes[0], dev->sizeimage,
+				sizes[0], dev->pix.sizeimage,
 				VIVPOLL_MAX_PLANE_SIZE);
 			return -EINVAL;
 		}
@@ -58,7 +58,7 @@ static int vivpoll_queue_setup(struct vb2_queue *vq, unsigned int *nbuffers,
 	}
 
 	*nplanes = 1;
-	sizes[0] = dev->sizeimage;
+	sizes[0] = dev->pix.sizeimage;
 	return 0;
 }
 
@@ -66,12 +66,12 @@ static int vivpoll_buf_prepare(struct vb2_buffer *vb)
 {
 	struct vivpoll_dev *dev = vb2_get_drv_priv(vb->vb2_queue);
 
-	if (vb2_plane_size(vb, 0) < dev->sizeimage) {
+	if (vb2_plane_size(vb, 0) < dev->pix.sizeimage) {
 		dev_dbg(dev->v4l2_dev.dev, "buffer too small (%lu < %u)\n",
-			vb2_plane_size(vb, 0), dev->sizeimage);
+			vb2_plane_size(vb, 0), dev->pix.sizeimage);
 		return -EINVAL;
 	}
-	vb2_set_plane_payload(vb, 0, dev->sizeimage);
+	vb2_set_plane_payload(vb, 0, dev->pix.sizeimage);
 	return 0;
 }
 
@@ -171,25 +171,20 @@ static void vivpoll_set_format(struct vivpoll_dev *dev,
 			       const struct vivpoll_fmt *fmt,
 			       u32 width, u32 height)
 {
-	struct tpg_data *tpg = &dev->tpg;
 	const struct v4l2_rect rect = { 0, 0, width, height };
-	struct v4l2_pix_format pix;
+	struct v4l2_pix_format *pix = &dev->pix;
+	struct tpg_data *tpg = &dev->tpg;
 
-	dev->fmt = fmt;
-	dev->width = width;
-	dev->height = height;
-	dev->bytesperline = vivpoll_bytesperline(fmt, width);
-	dev->sizeimage = vivpoll_sizeimage(fmt, width, height);
+	vivpoll_fill_pix(pix, fmt, width, height);
 	vivpoll_pattern_changed(dev);
 
 	tpg_s_fourcc(tpg, fmt->fourcc);
-	vivpoll_colorimetry(fmt, &pix);
-	tpg_s_colorspace(tpg, pix.colorspace);
-	tpg_s_xfer_func(tpg, pix.xfer_func);
-	tpg_s_ycbcr_enc(tpg, pix.ycbcr_enc);
-	tpg_s_quantization(tpg, pix.quantization);
+	tpg_s_colorspace(tpg, pix->colorspace);
+	tpg_s_xfer_func(tpg, pix->xfer_func);
+	tpg_s_ycbcr_enc(tpg, pix->ycbcr_enc);
+	tpg_s_quantization(tpg, pix->quantization);
 	tpg_reset_source(tpg, width, height, V4L2_FIELD_NONE);
-	tpg_s_bytesperline(tpg, 0, dev->bytesperline);
+	tpg_s_bytesperline(tpg, 0, pix->bytesperline);
 	tpg_s_buf_height(tpg, height);
 	tpg_s_field(tpg, V4L2_FIELD_NONE, false);
 	tpg_s_crop_compose(tpg, &rect, &rect);
@@ -217,9 +212,8 @@ static int vivpoll_enum_fmt(struct file *file, void *priv,
 static int vivpoll_g_fmt(struct file *file, void *priv, struct v4l2_format *f)
 {
 	struct vivpoll_dev *dev = video_drvdata(file);
-	struct v4l2_pix_format *pix = &f->fmt.pix;
 
-	vivpoll_fill_pix(pix, dev->fmt, dev->width, dev->height);
+	f->fmt.pix = dev->pix;
 	return 0;
 }
 
@@ -297,7 +291,6 @@ static int vivpoll_g_parm(struct file *file, void *priv,
 	cp->capability = V4L2_CAP_TIMEPERFRAME;
 	cp->capturemode = 0;
 	cp->timeperframe = dev->timeperframe;
-	cp->extendedmode = 0;
 	cp->readbuffers = VIVPOLL_READ_BUFFERS;
 	return 0;
 }
