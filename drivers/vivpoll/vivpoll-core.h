@@ -50,6 +50,7 @@ struct vivpoll_buffer {
  * @sequence: sequence number of the next frame slot
  * @pattern: the test pattern, rendered when it changes, copied into buffers
  * @pattern_gen: the &vivpoll_dev.pattern_gen @pattern was rendered for
+ * @shown: the text lines drawn on @pattern since it was rendered
  *
  * Initialised before the thread is created, read back after kthread_stop().
  */
@@ -61,6 +62,7 @@ struct vivpoll_run {
 	u32 sequence;
 	u8 *pattern;
 	u64 pattern_gen;
+	char shown[VIVPOLL_TEXT_LINES][VIVPOLL_TEXT_LEN];
 };
 
 /**

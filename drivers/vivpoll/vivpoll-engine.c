@@ -23,9 +23,9 @@
  *
  * The test pattern only changes with the format and the controls: it is
  * rendered into a buffer of the engine when it changed (in every frame
- * where it is noise) and copied into each capture buffer, then the text
- * lines are drawn over the copy. Without that buffer streaming does not
- * start (-ENOMEM).
+ * where it is noise), the text lines are drawn on it where they changed,
+ * and it is copied into each capture buffer. Without that buffer streaming
+ * does not start (-ENOMEM).
  */
 
 #include <linux/freezer.h>
@@ -108,8 +108,11 @@ static void vivpoll_engine_text(struct vivpoll_dev *dev, bool no_signal,
 }
 
 /*
- * Fill @buf, mapped at @vbuf, with the picture and its text: the pattern,
- * rendered again if it changed or is noise, copied, the text drawn over it.
+ * Fill @buf, mapped at @vbuf, with the picture and its text. The pattern is
+ * rendered again if it changed, is noise or shows a line longer than the
+ * new one; the text is drawn on it where it differs from run->shown, each
+ * run of changed characters with one tpg_gen_text() (while the pattern
+ * stays, a few digits a frame); then the whole is copied.
  *
  * run->pattern is only written by this thread (and allocated, first
  * rendered and freed while it does not run), so the copy from it is made
@@ -119,35 +122,45 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 				struct vivpoll_buffer *buf, u8 *vbuf)
 {
 	char text[VIVPOLL_TEXT_LINES][VIVPOLL_TEXT_LEN] = {};
+	char part[VIVPOLL_TEXT_LEN];
 	struct vivpoll_run *run = &dev->run;
 	struct tpg_data *tpg = &dev->tpg;
 	u8 *basep[TPG_MAX_PLANES][2];
-	bool no_signal, noise;
-	unsigned int i;
+	bool no_signal, noise, shrinks = false;
+	unsigned int i, c, end;
 	u32 size;
 
 	mutex_lock(&dev->gen_lock);
 	no_signal = dev->input == VIVPOLL_INPUT_CAM2 && !dev->cam2_signal;
 	noise = no_signal || tpg->pattern == TPG_PAT_NOISE;
 	vivpoll_engine_text(dev, no_signal, buf, text);
-	if (noise || run->pattern_gen != dev->pattern_gen) {
+	for (i = 0; i < VIVPOLL_TEXT_LINES; i++)
+		shrinks |= strlen(text[i]) < strlen(run->shown[i]);
+	if (noise || shrinks || run->pattern_gen != dev->pattern_gen) {
 		tpg_s_quality(tpg, no_signal ? TPG_QUAL_NOISE : TPG_QUAL_COLOR,
 			      0);
 		tpg_fill_plane_buffer(tpg, 0, 0, run->pattern);
 		/* noise differs in every frame: 0 is never a generation */
 		run->pattern_gen = noise ? 0 : dev->pattern_gen;
+		memset(run->shown, 0, sizeof(run->shown));
+	}
+	tpg_calc_text_basep(tpg, basep, 0, run->pattern);
+	for (i = 0; i < VIVPOLL_TEXT_LINES; i++) {
+		for (c = 0; text[i][c]; c = max(end, c + 1)) {
+			for (end = c; text[i][end] &&
+			     text[i][end] != run->shown[i][end]; end++)
+				part[end - c] = text[i][end];
+			part[end - c] = '\0';
+			if (end > c)
+				tpg_gen_text(tpg, basep, 16 + 16 * i, 16 + 8 * c,
+					     part);
+		}
+		strscpy(run->shown[i], text[i], VIVPOLL_TEXT_LEN);
 	}
 	size = dev->pix.sizeimage;
 	mutex_unlock(&dev->gen_lock);
 
 	memcpy(vbuf, run->pattern, size);
-
-	mutex_lock(&dev->gen_lock);
-	tpg_calc_text_basep(tpg, basep, 0, vbuf);
-	for (i = 0; i < VIVPOLL_TEXT_LINES; i++)
-		if (text[i][0])
-			tpg_gen_text(tpg, basep, 16 + 16 * i, 16, text[i]);
-	mutex_unlock(&dev->gen_lock);
 }
 
 /*
