@@ -1249,20 +1249,25 @@ set boxwidth 0.8
 set grid ytics
 set key top right
 set yrange [0:*]
+# room above the bars for the key
+set offsets 0, 0, graph 0.3, 0
 set title "Frame cost, 1280x720 YUYV 30 fps ({funit})"
 set style histogram clustered gap 1
 plot '{d}/frame.dat' using 2:xtic(1) title "own CPU clocks (the verdict)", \
      '' using 3 title "whole guest, every task's clock (the cross-check)"
 set title "Event latency, select() wake-up (us, log scale)"
+set offsets 0, 0, 0, 0
 set logscale y
 set yrange [10:*]
 plot '{d}/event.dat' using 2:xtic(1) title "p50", '' using 3 title "p99"
 unset logscale y
 set yrange [0:*]
 set title "poll(), nothing pending (ns per call)"
+set offsets 0, 0, graph 0.3, 0
 set style histogram clustered gap 1
 plot '{d}/poll.dat' using 2:xtic(1) title "best round", '' using 3 title "median round"
 set title "Ratio / target limit (<= 1 is met; frames: the worst round)"
+set offsets 0, 0, 0, 0
 set xtics rotate by -25
 set yrange [0:1.2<*]
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lc rgb "red" lw 2 front
