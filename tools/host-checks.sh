@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Host-side checks, printed as TAP: checkpatch --strict on the driver and the
-# patches, and a W=1 + sparse (C=2) build of the module with no warning.
+# patches (the in-tree series' within 80 columns, as make check-series), and
+# a W=1 + sparse (C=2) build of the module with no warning.
 # These are static and deterministic: a clean result is remembered under
 # $VIVPOLL_CACHE/checks by the hash of everything the check reads (the files,
 # checkpatch.pl, the kernel tree or headers), so an unchanged input is not
@@ -143,11 +144,13 @@ series_checks() {
 		for p in "$tmp"/series/0*.patch; do
 			case "$p" in */0000-cover-letter.patch) continue ;; esac
 			: > "$tmp/sp"
-			if ! clean checkpatch "$p"; then
-				checkpatch "$p" > "$tmp/sp"
+			# 80 columns, as the media subsystem's profile asks
+			# (and make check-series checks)
+			if ! clean checkpatch-80 "$p"; then
+				checkpatch --max-line-length=80 "$p" > "$tmp/sp"
 				[ -s "$tmp/sp" ] || remember
 			fi
-			result "checkpatch --strict series/$(basename "$p")" "$tmp/sp"
+			result "checkpatch --strict --max-line-length=80 series/$(basename "$p")" "$tmp/sp"
 		done
 	else
 		echo "not ok - make series generates the in-tree series # $(tail -1 "$tmp/gen")"
