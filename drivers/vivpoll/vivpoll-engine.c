@@ -152,8 +152,8 @@ static void vivpoll_engine_fill(struct vivpoll_dev *dev,
 				part[end - c] = text[i][end];
 			part[end - c] = '\0';
 			if (end > c)
-				tpg_gen_text(tpg, basep, 16 + 16 * i, 16 + 8 * c,
-					     part);
+				tpg_gen_text(tpg, basep, 16 + 16 * i,
+					     16 + 8 * c, part);
 		}
 		strscpy(run->shown[i], text[i], VIVPOLL_TEXT_LEN);
 	}
